@@ -1,0 +1,292 @@
+#!/usr/bin/python3
+"""Benchmark pegasos against LIBLINEAR (-s 3, dual CD) and scikit-learn SGDClassifier.
+
+Every tool runs as its own process; its wall time covers process start to exit
+(loading included). All primal objectives  lambda/2 ||w||^2 + mean(max(0, 1 - y w.x))
+and test accuracies come from ONE evaluator here (scipy, labels +1/-1), applied to
+the weights each tool saved. Data: bash bench/make_data.sh. See bench/README.md.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+from sklearn.datasets import load_svmlight_file
+
+PY = "/usr/bin/python3"
+SGD_CHILD = """
+import sys, numpy as np
+from sklearn.datasets import load_svmlight_file
+from sklearn.linear_model import SGDClassifier
+X, y = load_svmlight_file(sys.argv[1])
+clf = SGDClassifier(loss="hinge", alpha=float(sys.argv[2]), fit_intercept=False).fit(X, y)
+np.savez(sys.argv[3], coef=clf.coef_.ravel(), classes=clf.classes_, n_iter=clf.n_iter_)
+"""
+
+
+def run(cmd, repeats=1):
+    """Run cmd `repeats` times; return (fastest wall time, output of the last run)."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        best = min(best, time.perf_counter() - t0)
+        if p.returncode:
+            raise RuntimeError("exit %d: %s\n%s" % (p.returncode, " ".join(cmd), p.stdout[-2000:]))
+    return best, p.stdout
+
+
+def grab(pattern, text, cast=float):
+    m = re.search(pattern, text)
+    return cast(m.group(1)) if m else None
+
+
+# ---- reading each tool's weights, oriented so that score > 0 means label +1 ----
+
+def pegasos_weights(path):
+    with open(path) as f:
+        m = json.load(f)
+    w = np.zeros(m["dimension"])
+    entry = m["weights"][0]
+    if isinstance(entry, dict):
+        w[np.asarray(entry["indices"], dtype=np.int64) - 1] = entry["values"]
+    else:
+        w[:] = entry
+    b = float((m.get("bias") or [0.0])[0])
+    sign = 1.0 if float(m["classes"][1]) == 1 else -1.0  # classes[1] is the positive class
+    return sign * w, sign * b, m.get("bias_mode") == "feature"
+
+
+def liblinear_weights(path):
+    with open(path) as f:
+        lines = f.read().split("\n")
+    head = dict(l.split(" ", 1) for l in lines[:lines.index("w")])
+    w = np.array([float(l) for l in lines[lines.index("w") + 1:] if l.strip()])
+    sign = 1.0 if float(head["label"].split()[0]) == 1 else -1.0  # first label = positive side
+    return sign * w, 0.0, False
+
+
+def sgd_weights(path):
+    z = np.load(path)
+    sign = 1.0 if float(z["classes"][1]) == 1 else -1.0  # classes_[1] is the positive class
+    return sign * z["coef"], 0.0, False
+
+
+class Evaluator:
+    """The common evaluator: objective on the training file, accuracy on the test file."""
+
+    def __init__(self, train, test):
+        self.X, y = load_svmlight_file(train)
+        self.Xt, yt = load_svmlight_file(test)
+        self.y, self.yt = np.where(y == 1, 1.0, -1.0), np.where(yt == 1, 1.0, -1.0)
+
+    @staticmethod
+    def _scores(X, w, b):
+        d = X.shape[1]
+        return X @ (w[:d] if len(w) >= d else np.pad(w, (0, d - len(w)))) + b
+
+    def objective(self, lam, w, b, reg_b, test=False):
+        X, y = (self.Xt, self.yt) if test else (self.X, self.y)
+        hinge = np.maximum(0.0, 1.0 - y * self._scores(X, w, b)).mean()
+        return lam / 2 * (w @ w + (b * b if reg_b else 0.0)) + hinge
+
+    def accuracy(self, w, b):
+        return float(np.mean((self._scores(self.Xt, w, b) > 0) == (self.yt > 0)))
+
+
+# ---- one function per tool: returns a result dict with wall_s and the weights ----
+
+def bench_pegasos(a, tmp, train, test, lam):
+    model = os.path.join(tmp, "pegasos.json")
+    t, out = run([a.pegasos, "train", "--set", "lambda=%r" % lam, "--set", "bias=none",
+                  train, model], a.repeats)
+    run([a.pegasos, "eval", model, test, "--json", model + ".eval"])
+    with open(model + ".eval") as f:
+        ev = json.load(f)
+    return {"wall_s": t, "weights": pegasos_weights(model),
+            "load_s": grab(r"load ([\d.]+)s", out), "train_s": grab(r"train ([\d.]+)s", out),
+            "self_objective": grab(r"objective ([-\d.eE+]+)", out),
+            "self_accuracy": ev["accuracy"], "self_test_objective": ev["objective"],
+            "note": grab(r"(\d+ iterations \([^)]*\))", out, str)}
+
+
+def bench_liblinear(a, tmp, train, test, lam, n, eps=None):
+    c = 1.0 / (lam * n)
+    model = os.path.join(tmp, "liblinear%s.model" % (eps or ""))
+    cmd = ["liblinear-train", "-s", "3", "-B", "-1", "-c", "%.17g" % c]
+    t, out = run(cmd + (["-e", str(eps)] if eps else []) + [train, model], a.repeats)
+    _, pred = run(["liblinear-predict", test, model, model + ".pred"])
+    r = {"wall_s": t, "weights": liblinear_weights(model), "C": c,
+         "self_accuracy": grab(r"Accuracy = ([\d.]+)%", pred) / 100,
+         # liblinear prints 0.5||w||^2 - sum(alpha): minus the dual, scaled by C*n
+         "dual_bound": -grab(r"Objective value = ([-\d.eE+]+)", out) / (c * n),
+         "note": "#iter %s" % grab(r"#iter = (\d+)", out, str)}
+    if "max number of iterations" in out:
+        r["note"] += ", hit max iterations"
+    return r
+
+
+def bench_sgd(a, tmp, train, lam):
+    dump = os.path.join(tmp, "sgd.npz")
+    t, _ = run([PY, "-c", SGD_CHILD, train, repr(lam), dump], a.repeats)
+    return {"wall_s": t, "weights": sgd_weights(dump),
+            "note": "n_iter_ %d" % np.load(dump)["n_iter"]}
+
+
+def load_bench(a, tmp, train):
+    t_p, out = run([a.pegasos, "train", "--set", "iterations=1", train,
+                    os.path.join(tmp, "load.json")], a.repeats)
+    t_l, _ = run(["liblinear-train", "-s", "3", "-e", "1e9", train,
+                  os.path.join(tmp, "load.model")], a.repeats)
+    load = grab(r"load ([\d.]+)s", out)
+    return {"file": train, "pegasos_load_s": load, "pegasos_wall_s": t_p,
+            "liblinear_wall_s": t_l, "ratio_pegasos_load_over_liblinear": load / t_l}
+
+
+def dim_bench(a, tmp, data):
+    r = {}
+    for d in ("d1e3", "d1e7"):
+        path = os.path.join(data, "synth_%s.svm" % d)
+        runs = [run([a.pegasos, "train", "--set", "epochs=5", "--set", "lambda=1e-4", path,
+                     os.path.join(tmp, "dim.json")]) for _ in range(a.repeats)]
+        r[d] = {"file": path, "wall_s": min(t for t, _ in runs),
+                "load_s": min(grab(r"load ([\d.]+)s", o) for _, o in runs),
+                "train_s": min(grab(r"train ([\d.]+)s", o) for _, o in runs)}
+    r["ratio_train_d1e7_over_d1e3"] = r["d1e7"]["train_s"] / max(r["d1e3"]["train_s"], 1e-9)
+    return r
+
+
+def attempt(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as e:  # one failing tool must not lose the others' numbers
+        print("error: %s" % e, file=sys.stderr)
+        return {"error": str(e)[:2000]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--pegasos", default="/work/main/build/pegasos")
+    ap.add_argument("--data", default="/tmp/pegasos-bench")
+    ap.add_argument("--out", default=None, help="results JSON (default DATA/results.json)")
+    ap.add_argument("--small", action="store_true", help="use the 60k file only (quick run)")
+    ap.add_argument("--skip-sgd", action="store_true")
+    ap.add_argument("--lambdas", default="1e-4,1e-5")
+    ap.add_argument("--tight-eps", type=float, default=1e-4, help="liblinear eps for P*")
+    ap.add_argument("--repeats", type=int, default=1, help="runs per timing; fastest kept")
+    a = ap.parse_args()
+    out_path = a.out or os.path.join(a.data, "results.json")
+    train = os.path.join(a.data, "fmnist0_train.svm" if a.small else "fmnist0_train_x9.svm")
+    test = os.path.join(a.data, "fmnist0_test.svm")
+
+    log = lambda msg: print("[%s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr)
+    log("loading %s for the evaluator" % train)  # also warms the page cache
+    ev = Evaluator(train, test)
+    n = ev.X.shape[0]
+    res = {"train_file": train, "test_file": test, "n": n, "nnz": int(ev.X.nnz),
+           "pegasos": a.pegasos, "nproc": os.cpu_count(), "repeats": a.repeats,
+           "tight_eps": a.tight_eps, "runs": []}
+    with tempfile.TemporaryDirectory(prefix="pegasos-bench-") as tmp:
+        for lam in [float(x) for x in a.lambdas.split(",")]:
+            tools = [("pegasos", bench_pegasos, (a, tmp, train, test, lam)),
+                     ("liblinear", bench_liblinear, (a, tmp, train, test, lam, n)),
+                     ("liblinear_tight", bench_liblinear,
+                      (a, tmp, train, test, lam, n, a.tight_eps))]
+            if not a.skip_sgd:
+                tools.append(("sgd", bench_sgd, (a, tmp, train, lam)))
+            rows = {}
+            for name, fn, args in tools:
+                log("lambda %g: %s" % (lam, name))
+                r = attempt(fn, *args)
+                if "weights" in r:
+                    w, b, reg_b = r.pop("weights")
+                    r["objective"] = ev.objective(lam, w, b, reg_b)
+                    r["test_objective"] = ev.objective(lam, w, b, reg_b, test=True)
+                    r["accuracy"] = ev.accuracy(w, b)
+                rows[name] = dict(r, tool=name, lam=lam)
+            p_star = rows["liblinear_tight"].get("objective")
+            for r in rows.values():
+                if p_star and "objective" in r:
+                    r["gap"] = (r["objective"] - p_star) / p_star
+            res["runs"] += rows.values()
+        log("load benchmark")
+        res["load"] = attempt(load_bench, a, tmp, train)
+        log("dimension check")
+        res["dimension"] = attempt(dim_bench, a, tmp, a.data)
+
+    tmp_out = out_path + ".tmp"
+    with open(tmp_out, "w") as f:
+        json.dump(res, f, indent=1)
+    os.replace(tmp_out, out_path)
+    print(report(res))
+    log("results written to %s" % out_path)
+
+
+def fmt(x, spec):
+    return "-" if x is None else format(x, spec)
+
+
+def report(res):
+    L = ["## pegasos benchmark: %s (n=%d, nnz=%d, %d cores)\n"
+         % (os.path.basename(res["train_file"]), res["n"], res["nnz"], res["nproc"]),
+         "P* = objective of liblinear -e %g; gap = (P - P*)/P*. Times are whole-process "
+         "wall seconds (fastest of %d).\n" % (res["tight_eps"], res["repeats"]),
+         "| lambda | tool | wall s | test acc | P (train) | gap | notes |",
+         "|---|---|---|---|---|---|---|"]
+    for r in res["runs"]:
+        note = r.get("error", r.get("note") or "")[:80].replace("\n", " ").replace("|", "/")
+        L.append("| %g | %s | %s | %s | %s | %s | %s |" % (
+            r["lam"], r["tool"], fmt(r.get("wall_s"), ".2f"), fmt(r.get("accuracy"), ".4f"),
+            fmt(r.get("objective"), ".6f"), fmt(r.get("gap"), "+.2e"), note))
+    L += ["", "| lambda | t(pegasos)/t(liblinear) | t(pegasos)/t(sgd) | pegasos load s / train s "
+          "| liblinear P* dual bound: (P*-D)/D |", "|---|---|---|---|---|"]
+    for lam in sorted({r["lam"] for r in res["runs"]}, reverse=True):
+        by = {r["tool"]: r for r in res["runs"] if r["lam"] == lam}
+        t = {k: v.get("wall_s") for k, v in by.items()}
+        ratio = lambda k: t["pegasos"] / t[k] if t.get("pegasos") and t.get(k) else None
+        p, tight = by.get("pegasos", {}), by.get("liblinear_tight", {})
+        dual = ((tight["objective"] - tight["dual_bound"]) / tight["dual_bound"]
+                if "objective" in tight else None)
+        L.append("| %g | %s | %s | %s / %s | %s |" % (
+            lam, fmt(ratio("liblinear"), ".2f"), fmt(ratio("sgd"), ".2f"),
+            fmt(p.get("load_s"), ".2f"), fmt(p.get("train_s"), ".2f"), fmt(dual, ".2e")))
+    L += ["", "Cross-checks (tool's own number vs the common evaluator):", "",
+          "| lambda | tool | own acc | acc | own train P | P | own test P | test P |",
+          "|---|---|---|---|---|---|---|---|"]
+    for r in res["runs"]:
+        if r["tool"] in ("pegasos", "liblinear") and "objective" in r:
+            L.append("| %g | %s | %s | %.4f | %s | %.6f | %s | %.6f |" % (
+                r["lam"], r["tool"], fmt(r.get("self_accuracy"), ".4f"), r["accuracy"],
+                fmt(r.get("self_objective"), ".6f"), r["objective"],
+                fmt(r.get("self_test_objective"), ".6f"), r["test_objective"]))
+    ld, dm = res["load"], res["dimension"]
+    L += ["", "| load benchmark (%s) | seconds |" % os.path.basename(ld.get("file", "?")),
+          "|---|---|"]
+    if "error" in ld:
+        L.append("| error | %s |" % ld["error"][:200].replace("\n", " "))
+    else:
+        L += ["| pegasos \"load\" (iterations=1) | %.2f |" % ld["pegasos_load_s"],
+              "| pegasos whole process (iterations=1) | %.2f |" % ld["pegasos_wall_s"],
+              "| liblinear-train -e 1e9 whole process | %.2f |" % ld["liblinear_wall_s"],
+              "| ratio pegasos load / liblinear | %.3f |"
+              % ld["ratio_pegasos_load_over_liblinear"]]
+    L += ["", "| dimension check (epochs=5, lambda=1e-4) | load s | train s | wall s |",
+          "|---|---|---|---|"]
+    if "error" in dm:
+        L.append("| error | %s | | |" % dm["error"][:200].replace("\n", " "))
+    else:
+        for d in ("d1e3", "d1e7"):
+            L.append("| %s | %.2f | %.2f | %.2f |" % (
+                os.path.basename(dm[d]["file"]), dm[d]["load_s"], dm[d]["train_s"],
+                dm[d]["wall_s"]))
+        L.append("| ratio train d=1e7 / d=1e3 | | %.2f | |" % dm["ratio_train_d1e7_over_d1e3"])
+    return "\n".join(L)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+// In-memory training data: compressed sparse rows (float32 values, uint32
+// 0-based feature indices) plus one class id per row. Dense data (CSV) is the
+// same structure with every non-zero column present, so the engine has one
+// code path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace pegasos {
+
+// One example. indices[j] < dimension of the dataset it came from.
+struct RowView {
+  const float* values = nullptr;
+  const std::uint32_t* indices = nullptr;
+  std::uint32_t nnz = 0;
+  int label = -1;          // class id (0..K-1); -1 = unlabeled / unknown label
+  std::size_t index = 0;   // row number in the dataset (for per-example state)
+};
+
+enum class DataFormat { kAuto, kLibsvm, kCsv };
+
+struct ReadOptions {
+  DataFormat format = DataFormat::kAuto;
+  // CSV: which field holds the label. 0-based; negative counts from the end
+  // (-1 = last). label_column_name, when set, selects it by header name.
+  long label_column = 0;
+  std::string label_column_name;
+  // Guard against absurd feature indices (a typo such as 1e12:1 would
+  // otherwise allocate terabytes of weights).
+  std::uint64_t max_feature_index = std::uint64_t{1} << 31;
+  // false for `predict`: LIBSVM rows may then omit the label.
+  bool require_labels = true;
+};
+
+class Dataset {
+ public:
+  std::vector<std::uint64_t> row_ptr{0};
+  std::vector<std::uint32_t> indices;
+  std::vector<float> values;
+  std::vector<int> labels;            // class id per row, -1 if absent
+  std::vector<std::string> classes;   // class names in canonical order
+  std::uint32_t dimension = 0;        // 1 + largest feature index (0-based)
+  std::string source;                 // file name, for messages
+
+  std::size_t size() const { return labels.size(); }
+  std::uint64_t nnz() const { return row_ptr.back(); }
+  RowView row(std::size_t i) const {
+    const std::uint64_t begin = row_ptr[i];
+    return RowView{values.data() + begin, indices.data() + begin,
+                   static_cast<std::uint32_t>(row_ptr[i + 1] - begin), labels[i], i};
+  }
+  // Number of rows per class id.
+  std::vector<std::size_t> class_counts() const;
+  // Re-express labels in another class list (e.g. a model's). Labels not in
+  // `target` become -1 and are returned (deduplicated) so callers can decide.
+  std::vector<std::string> remap_classes(const std::vector<std::string>& target);
+  void append_row(std::span<const std::uint32_t> idx, std::span<const float> val, int label);
+};
+
+// Canonical spelling of a label: numbers are normalised ("+1", "1.0" -> "1"),
+// anything else is kept verbatim. Throws InputError for NaN/inf labels.
+std::string canonical_label(std::string_view token);
+
+// Sort class names: numerically if every name is a number, else bytewise.
+// For two classes the second one is the positive class (+1): -1/+1, 0/1,
+// 1/2 and ham/spam all come out the way users expect.
+void sort_classes(std::vector<std::string>& classes);
+
+// Read a LIBSVM/SVMlight or CSV file (optionally gzip-compressed; detected by
+// content). Parses in parallel chunks. Throws InputError naming file:line:column
+// for malformed input, empty files and non-finite values.
+Dataset read_dataset(const std::string& path, const ReadOptions& options);
+
+// The same from text already in memory; `name` is used in messages.
+Dataset parse_libsvm(std::string_view text, const std::string& name, const ReadOptions& options);
+Dataset parse_csv(std::string_view text, const std::string& name, const ReadOptions& options);
+
+// Whole file contents (gzip is decompressed). Throws InputError if unreadable.
+std::string read_file_bytes(const std::string& path);
+
+}  // namespace pegasos

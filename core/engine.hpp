@@ -1,0 +1,354 @@
+// The Pegasos engine: stochastic sub-gradient descent on
+//     P(W, b) = λ/2 ‖W‖² + (1/n) Σ_i ℓ(x_i, W·x_i + b)
+// for any Objective (see core/objective.hpp), following Shalev-Shwartz et al.,
+// "Pegasos: Primal Estimated sub-GrAdient SOlver for SVM" (2011), Fig. 2:
+//   step t: pick a batch A_t of k examples, η_t = 1/(λt),
+//           W ← (1 − η_t λ) W − (η_t / k) Σ_{i∈A_t} ∂ℓ_i/∂s · x_i,
+//           optionally W ← min(1, r/‖W‖) W with r from the objective.
+// Every step costs O(nnz of the batch · K), never O(dimension): the shrink and
+// the projection act on the scale of ScaledWeights, and the averaged iterate is
+// maintained lazily.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+#include <tbb/blocked_range.h>
+
+#include "core/dataset.hpp"
+#include "core/errors.hpp"
+#include "core/objective.hpp"
+#include "core/random.hpp"
+#include "core/scaled_weights.hpp"
+
+namespace pegasos {
+
+enum class OutputIterate { kLast, kAverage, kRandom };
+enum class Sampling { kUniform, kPermutation, kSequential, kBalanced };
+enum class BiasMode { kNone, kFeature, kUnregularized };
+
+struct EngineSettings {
+  double lambda = 1e-4;
+  std::uint64_t iterations = 0;  // > 0: exactly this many steps
+  double epochs = 0.0;           // > 0: ceil(epochs · n / k) steps
+  int batch_size = 1;
+  bool projection = true;
+  OutputIterate output = OutputIterate::kAverage;
+  // Polynomial-decay averaging (Shamir & Zhang, ICML 2013):
+  //   Ā_t = (1 − μ_t) Ā_{t−1} + μ_t W_t,  μ_t = (1 + γ)/(t + γ).
+  // γ = 0 is the plain running average of all iterates; γ > 0 forgets the
+  // wild early iterates of the 1/(λt) schedule and keeps the O(1/(λT)) rate.
+  double average_gamma = 10.0;
+  Sampling sampling = Sampling::kPermutation;
+  BiasMode bias = BiasMode::kFeature;
+  double bias_feature_value = 1.0;  // value of the constant feature ("feature" mode)
+  std::uint64_t seed = 42;
+  // Automatic stopping (iterations == 0 and epochs == 0): after epoch E the
+  // output iterate's objective P_E on a fixed sample of the training set is
+  // compared with P_{E−1}. Averaged SGD converges like c/E, so the remaining
+  // gap P_E − P* is about E·(P_{E−1} − P_E); training stops when that estimate
+  // is below `tolerance`·P_E `patience` times in a row, or at max_epochs.
+  double tolerance = 5e-4;
+  int patience = 2;
+  int max_epochs = 200;
+  std::size_t stop_sample = 100000;
+};
+
+struct EpochInfo {
+  int epoch = 0;
+  std::uint64_t iterations = 0;
+  double sample_objective = 0.0;  // output iterate, on the stopping sample
+};
+
+struct TrainResult {
+  std::uint32_t dimension = 0;
+  int outputs = 1;
+  std::vector<double> weights;  // dimension × K, feature-major (the bias is separate)
+  std::vector<double> bias;     // K entries (0 for BiasMode::kNone)
+  std::uint64_t iterations = 0;
+  double epochs = 0.0;
+  bool converged = false;       // automatic stopping met its tolerance
+  double objective = 0.0;       // P on the whole training set, output iterate
+  std::vector<EpochInfo> trace;
+};
+
+// Scores W·x + b (+ objective offset) of one row for given dense weights.
+template <Objective O>
+void dense_scores(const O& objective, const std::vector<double>& weights, const std::vector<double>& bias,
+                  std::uint32_t dimension, const RowView& x, double* scores) {
+  const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
+  for (std::size_t k = 0; k < K; ++k) scores[k] = bias[k];
+  for (std::uint32_t j = 0; j < x.nnz; ++j) {
+    const std::uint32_t f = x.indices[j];
+    if (f >= dimension) continue;
+    for (std::size_t k = 0; k < K; ++k) scores[k] += static_cast<double>(x.values[j]) * weights[f * K + k];
+  }
+  if constexpr (HasScoreOffset<O>) objective.add_offset(x, scores);
+}
+
+// Mean data loss over `rows` (all rows when empty), summed in fixed blocks so
+// the result is bit-identical for any thread count.
+template <Objective O>
+double mean_loss(const Dataset& data, const O& objective, const std::vector<double>& weights,
+                 const std::vector<double>& bias, const std::vector<std::size_t>& rows = {}) {
+  const std::size_t n = rows.empty() ? data.size() : rows.size();
+  constexpr std::size_t kBlock = 4096;
+  const std::size_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<double> partial(blocks, 0.0);
+  const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
+  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+    std::vector<double> scores(K);
+    double sum = 0.0;
+    for (std::size_t r = b * kBlock; r < std::min(n, (b + 1) * kBlock); ++r) {
+      const RowView x = data.row(rows.empty() ? r : rows[r]);
+      dense_scores(objective, weights, bias, data.dimension, x, scores.data());
+      sum += objective.loss(x, scores.data());
+    }
+    partial[b] = sum;
+  });
+  double total = 0.0;
+  for (double p : partial) total += p;
+  return n == 0 ? 0.0 : total / static_cast<double>(n);
+}
+
+inline double squared_norm(const std::vector<double>& w) {
+  double s = 0.0;
+  for (double v : w) s += v * v;
+  return s;
+}
+
+// Chooses the examples of each step.
+class Sampler {
+ public:
+  Sampler(const Dataset& data, Sampling mode, std::uint64_t seed) : mode_(mode), n_(data.size()), rng_(seed) {
+    if (mode_ == Sampling::kPermutation) {
+      order_.resize(n_);
+      std::iota(order_.begin(), order_.end(), std::size_t{0});
+      rng_.shuffle(std::span<std::size_t>(order_));
+    } else if (mode_ == Sampling::kBalanced) {
+      by_class_.resize(data.classes.size());
+      for (std::size_t i = 0; i < n_; ++i) {
+        if (data.labels[i] >= 0) by_class_[static_cast<std::size_t>(data.labels[i])].push_back(i);
+      }
+      std::erase_if(by_class_, [](const auto& v) { return v.empty(); });
+    }
+  }
+  std::size_t next() {
+    switch (mode_) {
+      case Sampling::kUniform:
+        return rng_.below(n_);
+      case Sampling::kSequential: {
+        const std::size_t i = pos_++;
+        if (pos_ == n_) pos_ = 0;
+        return i;
+      }
+      case Sampling::kPermutation: {
+        if (pos_ == n_) {
+          rng_.shuffle(std::span<std::size_t>(order_));
+          pos_ = 0;
+        }
+        return order_[pos_++];
+      }
+      case Sampling::kBalanced: {
+        const auto& members = by_class_[rng_.below(by_class_.size())];
+        return members[rng_.below(members.size())];
+      }
+    }
+    return 0;
+  }
+
+ private:
+  Sampling mode_;
+  std::size_t n_;
+  Rng rng_;
+  std::size_t pos_ = 0;
+  std::vector<std::size_t> order_;
+  std::vector<std::vector<std::size_t>> by_class_;
+};
+
+// Train with the Pegasos schedule. Requires data.size() > 0 and settings
+// validated (lambda > 0, batch_size ≥ 1). Throws InputError when the weights
+// stop being finite (features too large for the chosen λ).
+// `on_epoch` (optional) is called after every epoch; returning false stops.
+template <Objective O>
+TrainResult train(const Dataset& data, const O& objective, const EngineSettings& s,
+                  const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+  const std::size_t n = data.size();
+  const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
+  const std::uint32_t dim = data.dimension;
+  const bool feature_bias = s.bias == BiasMode::kFeature;
+  const bool free_bias = s.bias == BiasMode::kUnregularized;
+  const std::size_t k = static_cast<std::size_t>(s.batch_size);
+  const double lambda = s.lambda;
+
+  ScaledWeights W(dim + (feature_bias ? 1 : 0), static_cast<int>(K));
+  const std::uint32_t bias_index = dim;
+  const float bias_value = static_cast<float>(s.bias_feature_value);
+  std::vector<double> b(K, 0.0), b_avg(K, 0.0);
+
+  const double radius = s.projection ? objective.projection_radius(lambda) : std::numeric_limits<double>::infinity();
+  // Unregularised bias: |b*| ≤ 1 + R·‖w*‖ (a margin support vector has
+  // y(w·x + b) = 1), so clipping b to that interval never excludes the
+  // optimum while it tames the huge early steps η_1 = 1/λ.
+  double bias_bound = std::numeric_limits<double>::infinity();
+  if (free_bias) {
+    double max_sq = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const RowView x = data.row(i);
+      double sq = 0.0;
+      for (std::uint32_t j = 0; j < x.nnz; ++j) sq += static_cast<double>(x.values[j]) * x.values[j];
+      max_sq = std::max(max_sq, sq);
+    }
+    const double w_bound = std::isfinite(radius) ? radius : objective.projection_radius(lambda);
+    bias_bound = 1.0 + std::sqrt(max_sq) * w_bound;
+  }
+
+  const std::uint64_t steps_per_epoch = (n + k - 1) / k;
+  std::uint64_t T = s.iterations;
+  if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n) / static_cast<double>(k)));
+  const bool automatic = T == 0;
+  if (automatic) T = steps_per_epoch * static_cast<std::uint64_t>(s.max_epochs);
+
+  Sampler sampler(data, s.sampling, derive_seed(s.seed, 1));
+  std::uint64_t t_star = 0;  // random-iterate output (Theorem 2)
+  std::vector<double> snapshot_w, snapshot_b;
+  if (s.output == OutputIterate::kRandom) {
+    Rng pick(derive_seed(s.seed, 2));
+    t_star = 1 + pick.below(T);
+  }
+  const bool averaging = s.output == OutputIterate::kAverage;
+
+  // Fixed evaluation sample for the stopping rule.
+  std::vector<std::size_t> eval_rows;
+  if (automatic && n > s.stop_sample) {
+    Rng pick(derive_seed(s.seed, 3));
+    eval_rows.resize(n);
+    std::iota(eval_rows.begin(), eval_rows.end(), std::size_t{0});
+    for (std::size_t i = 0; i < s.stop_sample; ++i) std::swap(eval_rows[i], eval_rows[i + pick.below(n - i)]);
+    eval_rows.resize(s.stop_sample);
+    std::sort(eval_rows.begin(), eval_rows.end());
+  }
+
+  const float one = bias_value;
+  const RowView bias_row{&one, &bias_index, 1, -1, 0};
+  std::vector<double> scores(k * K), coeff(k * K);
+  std::vector<std::size_t> batch(k);
+  std::vector<char> active(k);
+
+  // The current output iterate as dense weights (with the bias split off).
+  auto output_iterate = [&](std::vector<double>& w, std::vector<double>& bias) {
+    std::vector<double> full;
+    if (s.output == OutputIterate::kAverage) {
+      full = W.average_weights();
+      bias = free_bias ? b_avg : std::vector<double>(K, 0.0);
+    } else if (s.output == OutputIterate::kRandom && !snapshot_w.empty()) {
+      full = snapshot_w;
+      bias = snapshot_b;
+    } else {
+      full = W.weights();
+      bias = free_bias ? b : std::vector<double>(K, 0.0);
+    }
+    if (feature_bias) {
+      for (std::size_t c = 0; c < K; ++c) bias[c] = full[dim * K + c] * bias_value;
+      full.resize(static_cast<std::size_t>(dim) * K);
+    }
+    w = std::move(full);
+  };
+
+  // λ/2 ‖w‖², counting the bias when it is the weight of a constant feature.
+  auto regulariser = [&](const std::vector<double>& w, const std::vector<double>& bias) {
+    double sq = squared_norm(w);
+    if (feature_bias) {
+      for (double v : bias) sq += (v / bias_value) * (v / bias_value);
+    }
+    return lambda / 2 * sq;
+  };
+
+  TrainResult result;
+  result.dimension = dim;
+  result.outputs = static_cast<int>(K);
+  double previous = std::numeric_limits<double>::infinity();
+  int quiet_epochs = 0;
+  std::uint64_t t = 0;
+  while (t < T) {
+    ++t;
+    // Scores of the batch with the current iterate.
+    for (std::size_t a = 0; a < k; ++a) {
+      batch[a] = sampler.next();
+      const RowView x = data.row(batch[a]);
+      double* sc = &scores[a * K];
+      for (std::size_t c = 0; c < K; ++c) sc[c] = b[c];
+      W.add_scores(x, sc);
+      if (feature_bias) W.add_scores(bias_row, sc);
+      if constexpr (HasScoreOffset<O>) objective.add_offset(x, sc);
+      active[a] = objective.subgradient(x, sc, &coeff[a * K]);
+    }
+    const double eta = 1.0 / (lambda * static_cast<double>(t));
+    W.scale_by(1.0 - eta * lambda);  // exactly 0 at t = 1: W restarts from 0
+    const double step = -eta / static_cast<double>(k);
+    for (std::size_t a = 0; a < k; ++a) {
+      if (!active[a]) continue;
+      double* c = &coeff[a * K];
+      for (std::size_t j = 0; j < K; ++j) c[j] *= step;
+      W.add(data.row(batch[a]), c);
+      if (feature_bias) W.add(bias_row, c);
+      if (free_bias) {
+        for (std::size_t j = 0; j < K; ++j) b[j] = std::clamp(b[j] + c[j], -bias_bound, bias_bound);
+      }
+    }
+    if (std::isfinite(radius)) {
+      const double sq = W.squared_norm();
+      if (sq > radius * radius) W.scale_by(radius / std::sqrt(sq));
+    }
+    if (averaging) {
+      const double mu = (1.0 + s.average_gamma) / (static_cast<double>(t) + s.average_gamma);
+      W.average_step(t == 1 ? 1.0 : mu);
+      for (std::size_t j = 0; j < K; ++j) b_avg[j] = t == 1 ? b[j] : (1.0 - mu) * b_avg[j] + mu * b[j];
+    }
+    if (t == t_star) {
+      snapshot_w = W.weights();
+      snapshot_b = free_bias ? b : std::vector<double>(K, 0.0);
+    }
+
+    if (t % steps_per_epoch == 0 || t == T) {
+      if (!std::isfinite(W.squared_norm())) {
+        throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
+                         "; scale the features (e.g. to unit norm) or raise lambda");
+      }
+      EpochInfo info;
+      info.epoch = static_cast<int>((t + steps_per_epoch - 1) / steps_per_epoch);
+      info.iterations = t;
+      const bool want_objective = automatic || static_cast<bool>(on_epoch);
+      if (want_objective && (s.output != OutputIterate::kRandom || !snapshot_w.empty() || automatic)) {
+        std::vector<double> w, bias;
+        output_iterate(w, bias);
+        info.sample_objective = regulariser(w, bias) + mean_loss(data, objective, w, bias, eval_rows);
+      }
+      result.trace.push_back(info);
+      if (on_epoch && !on_epoch(info)) break;
+      if (automatic) {
+        const double remaining_gap = static_cast<double>(info.epoch) * (previous - info.sample_objective);
+        quiet_epochs = remaining_gap <= s.tolerance * std::abs(info.sample_objective) ? quiet_epochs + 1 : 0;
+        previous = info.sample_objective;
+        if (quiet_epochs >= s.patience) {
+          result.converged = true;
+          break;
+        }
+      }
+    }
+  }
+
+  output_iterate(result.weights, result.bias);
+  result.iterations = t;
+  result.epochs = static_cast<double>(t) * static_cast<double>(k) / static_cast<double>(n);
+  result.objective = regulariser(result.weights, result.bias) + mean_loss(data, objective, result.weights, result.bias);
+  return result;
+}
+
+}  // namespace pegasos

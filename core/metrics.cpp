@@ -1,0 +1,122 @@
+#include "core/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace pegasos {
+
+Metrics classification_metrics(const std::vector<int>& truth, const std::vector<int>& predicted,
+                               const std::vector<std::string>& class_names) {
+  const std::size_t K = class_names.size();
+  Metrics m;
+  m.confusion.assign(K, std::vector<std::size_t>(K, 0));
+  std::size_t correct = 0;
+  for (std::size_t i = 0; i < truth.size(); ++i) {
+    if (truth[i] < 0) continue;
+    ++m.examples;
+    ++m.confusion[static_cast<std::size_t>(truth[i])][static_cast<std::size_t>(predicted[i])];
+    correct += truth[i] == predicted[i];
+  }
+  m.accuracy = m.examples ? static_cast<double>(correct) / static_cast<double>(m.examples) : 0.0;
+  std::size_t present = 0;
+  double recall_sum = 0.0;
+  for (std::size_t k = 0; k < K; ++k) {
+    ClassMetrics c;
+    c.label = class_names[k];
+    for (std::size_t j = 0; j < K; ++j) {
+      c.support += m.confusion[k][j];
+      c.predicted += m.confusion[j][k];
+    }
+    const double tp = static_cast<double>(m.confusion[k][k]);
+    c.precision = c.predicted ? tp / static_cast<double>(c.predicted) : 0.0;
+    c.recall = c.support ? tp / static_cast<double>(c.support) : 0.0;
+    c.f1 = c.precision + c.recall > 0 ? 2 * c.precision * c.recall / (c.precision + c.recall) : 0.0;
+    if (c.support > 0) {
+      ++present;
+      recall_sum += c.recall;
+    }
+    m.macro_f1 += c.f1;
+    m.weighted_f1 += c.f1 * static_cast<double>(c.support);
+    m.per_class.push_back(c);
+  }
+  m.balanced_accuracy = present ? recall_sum / static_cast<double>(present) : 0.0;
+  m.macro_f1 = K ? m.macro_f1 / static_cast<double>(K) : 0.0;
+  m.weighted_f1 = m.examples ? m.weighted_f1 / static_cast<double>(m.examples) : 0.0;
+  return m;
+}
+
+namespace {
+std::vector<std::size_t> order_by_score_desc(const std::vector<double>& scores) {
+  std::vector<std::size_t> order(scores.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  return order;
+}
+}  // namespace
+
+std::optional<double> roc_auc(const std::vector<double>& scores, const std::vector<char>& positive) {
+  const std::vector<std::size_t> order = order_by_score_desc(scores);
+  double pos = 0, neg = 0, area = 0;
+  // Walk groups of tied scores: each negative in a group is beaten by every
+  // positive above the group and ties with half of the group's positives.
+  std::size_t i = 0;
+  while (i < order.size()) {
+    std::size_t j = i;
+    double group_pos = 0, group_neg = 0;
+    while (j < order.size() && scores[order[j]] == scores[order[i]]) {
+      (positive[order[j]] ? group_pos : group_neg) += 1;
+      ++j;
+    }
+    area += group_neg * (pos + 0.5 * group_pos);
+    pos += group_pos;
+    neg += group_neg;
+    i = j;
+  }
+  if (pos == 0 || neg == 0) return std::nullopt;
+  return area / (pos * neg);
+}
+
+OperatingPoint operating_point(const std::vector<double>& scores, const std::vector<char>& positive, double threshold) {
+  double tp = 0, fp = 0, pos = 0, neg = 0;
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    (positive[i] ? pos : neg) += 1;
+    if (scores[i] > threshold) (positive[i] ? tp : fp) += 1;
+  }
+  OperatingPoint p;
+  p.threshold = threshold;
+  p.false_positive_rate = neg ? fp / neg : 0.0;
+  p.recall = pos ? tp / pos : 0.0;
+  p.precision = tp + fp > 0 ? tp / (tp + fp) : 0.0;
+  return p;
+}
+
+std::optional<OperatingPoint> threshold_for_fpr(const std::vector<double>& scores,
+                                                const std::vector<char>& positive, double max_fpr) {
+  const std::vector<std::size_t> order = order_by_score_desc(scores);
+  double pos = 0, neg = 0;
+  for (char p : positive) (p ? pos : neg) += 1;
+  if (pos == 0 || neg == 0) return std::nullopt;
+  // Lower the threshold group by group while the FPR stays within budget.
+  double tp = 0, fp = 0;
+  double best_threshold = order.empty() ? 0.0 : scores[order[0]];  // predicts nothing positive
+  std::size_t i = 0;
+  while (i < order.size()) {
+    std::size_t j = i;
+    double gtp = 0, gfp = 0;
+    while (j < order.size() && scores[order[j]] == scores[order[i]]) {
+      (positive[order[j]] ? gtp : gfp) += 1;
+      ++j;
+    }
+    if ((fp + gfp) / neg > max_fpr) break;
+    tp += gtp;
+    fp += gfp;
+    // Threshold halfway to the next lower score (or just below this one).
+    const double here = scores[order[i]];
+    best_threshold = j < order.size() ? 0.5 * (here + scores[order[j]]) : std::nextafter(here, -INFINITY);
+    i = j;
+  }
+  return operating_point(scores, positive, best_threshold);
+}
+
+}  // namespace pegasos

@@ -1,0 +1,181 @@
+// W = a · V: a dense (rows × K, feature-major) weight table with one shared
+// scale, plus a lazily maintained weighted average of the iterates.
+//
+// Why: the Pegasos shrink W ← (1 − ηλ) W touches every weight; keeping the
+// factor in `a` makes it O(1), and an update W[:,k] += c_k · x costs O(nnz(x)·K).
+// ‖W‖² is tracked incrementally so the projection onto the ball is O(1) too
+// (the same idea as Bottou's svmsgd `wDivisor` and scikit-learn's `wscale`).
+//
+// Averaging: the average Ā of the iterates is kept as Ā = α·U + β·V. Moving V by δ
+// is compensated by U −= (β/α)·δ on the same non-zeros, and an averaging step
+// Ā ← (1−μ)Ā + μ·W only changes the scalars: α ← (1−μ)α, β ← (1−μ)β + μ·a.
+// So averaging costs O(nnz) per step as well, never O(rows).
+#pragma once
+
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "core/dataset.hpp"
+
+namespace pegasos {
+
+class ScaledWeights {
+ public:
+  // Fold the scale into V below this: keeps a·V representable (a shrinks by
+  // (1 − 1/t) every step, so a ≈ t0/t; after ~1e9 steps it would underflow
+  // precision of the V entries relative to new updates).
+  static constexpr double kRenormBelow = 1e-9;
+  // Fold the average's α into U below this, for the same reason.
+  static constexpr double kAverageRenormBelow = 1e-9;
+  // Ā = αU + βV loses about log10(β/a) digits to cancellation when the scale
+  // a of W drops much faster than its average β (a projection, or a sudden
+  // shrink): βV is then far larger than Ā. Fold Ā into U beyond this ratio;
+  // the 1/(λt) schedule alone keeps β/a near (1 + γ), so folds are rare.
+  static constexpr double kAverageDriftAbove = 64.0;
+
+  ScaledWeights(std::size_t rows, int outputs)
+      : rows_(rows), k_(outputs), v_(rows * static_cast<std::size_t>(outputs), 0.0) {}
+
+  std::size_t rows() const { return rows_; }
+  int outputs() const { return k_; }
+  double scale() const { return a_; }
+
+  // scores[k] += (W·x)_k for k < K. Indices of x at or beyond rows() are ignored.
+  // Cost O(nnz(x)·K).
+  void add_scores(const RowView& x, double* scores) const { add_scores_of(v_, a_, x, scores); }
+
+  // Scores of the averaged iterate (requires averaging()).
+  void add_average_scores(const RowView& x, double* scores) const {
+    add_scores_of(u_, alpha_, x, scores);
+    add_scores_of(v_, beta_, x, scores);
+  }
+
+  // W[:,k] += coeff[k] · x. Cost O(nnz(x)·K); skips zero coefficients.
+  void add(const RowView& x, const double* coeff) {
+    const std::size_t k_count = static_cast<std::size_t>(k_);
+    const double inv_a = 1.0 / a_;
+    const double avg_ratio = averaging_ ? beta_ / alpha_ : 0.0;
+    double sq = 0.0;
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      const std::size_t row = x.indices[j];
+      if (row >= rows_) continue;
+      const double xj = x.values[j] * inv_a;
+      double* v = &v_[row * k_count];
+      for (std::size_t k = 0; k < k_count; ++k) {
+        if (coeff[k] == 0.0) continue;
+        const double delta = coeff[k] * xj;
+        sq += delta * (2.0 * v[k] + delta);
+        v[k] += delta;
+        if (averaging_) u_[row * k_count + k] -= avg_ratio * delta;
+      }
+    }
+    sq_norm_v_ += sq;
+  }
+
+  // W ← c · W. O(1) except when c == 0 or the scale underflows (then O(rows·K)).
+  void scale_by(double c) {
+    assert(c >= 0.0 && std::isfinite(c));
+    if (c == 0.0) {
+      if (averaging_) fold_average();
+      std::fill(v_.begin(), v_.end(), 0.0);
+      a_ = 1.0;
+      sq_norm_v_ = 0.0;
+      return;
+    }
+    a_ *= c;
+    if (a_ < kRenormBelow) renormalize();
+    if (averaging_ && std::abs(beta_) > kAverageDriftAbove * a_) fold_average();
+  }
+
+  // ‖W‖²_F in O(1).
+  double squared_norm() const { return a_ * a_ * std::max(sq_norm_v_, 0.0); }
+
+  // Start (or restart) averaging: the average becomes the current W.
+  void start_averaging() {
+    if (u_.size() != v_.size()) u_.assign(v_.size(), 0.0);
+    else std::fill(u_.begin(), u_.end(), 0.0);
+    averaging_ = true;
+    alpha_ = 1.0;
+    beta_ = a_;
+  }
+  bool averaging() const { return averaging_; }
+
+  // Ā ← (1 − mu)·Ā + mu·W in O(1) (amortised).
+  void average_step(double mu) {
+    assert(averaging_ && mu > 0.0 && mu <= 1.0);
+    if (mu == 1.0) {
+      start_averaging();
+      return;
+    }
+    alpha_ *= (1.0 - mu);
+    beta_ = (1.0 - mu) * beta_ + mu * a_;
+    if (alpha_ < kAverageRenormBelow) fold_average();
+  }
+
+  // Dense copies (rows × K, feature-major).
+  std::vector<double> weights() const {
+    std::vector<double> w(v_.size());
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = a_ * v_[i];
+    return w;
+  }
+  std::vector<double> average_weights() const {
+    assert(averaging_);
+    std::vector<double> w(v_.size());
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = alpha_ * u_[i] + beta_ * v_[i];
+    return w;
+  }
+
+ private:
+  void add_scores_of(const std::vector<double>& table, double factor, const RowView& x, double* scores) const {
+    if (factor == 0.0) return;
+    if (k_ == 1) {
+      double s = 0.0;
+      for (std::uint32_t j = 0; j < x.nnz; ++j) {
+        const std::size_t row = x.indices[j];
+        if (row < rows_) s += static_cast<double>(x.values[j]) * table[row];
+      }
+      scores[0] += factor * s;
+      return;
+    }
+    const std::size_t k_count = static_cast<std::size_t>(k_);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      const std::size_t row = x.indices[j];
+      if (row >= rows_) continue;
+      const double xj = factor * x.values[j];
+      const double* t = &table[row * k_count];
+      for (std::size_t k = 0; k < k_count; ++k) scores[k] += xj * t[k];
+    }
+  }
+
+  // U ← Ā, α = 1, β = 0: the average no longer depends on V. O(rows·K).
+  void fold_average() {
+    for (std::size_t i = 0; i < u_.size(); ++i) u_[i] = alpha_ * u_[i] + beta_ * v_[i];
+    alpha_ = 1.0;
+    beta_ = 0.0;
+  }
+
+  // V ← a·V, a ← 1; recomputes ‖V‖² exactly (removes drift of the running sum).
+  void renormalize() {
+    double sq = 0.0;
+    for (double& v : v_) {
+      v *= a_;
+      sq += v * v;
+    }
+    if (averaging_) beta_ /= a_;  // βV_old = (β/a)·V_new
+    a_ = 1.0;
+    sq_norm_v_ = sq;
+  }
+
+  std::size_t rows_;
+  int k_;
+  std::vector<double> v_;
+  double a_ = 1.0;
+  double sq_norm_v_ = 0.0;
+  bool averaging_ = false;
+  std::vector<double> u_;
+  double alpha_ = 1.0, beta_ = 0.0;
+};
+
+}  // namespace pegasos

@@ -1,0 +1,234 @@
+#include "drivers/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/errors.hpp"
+
+namespace pegasos {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
+  throw ConfigError(origin + ": " + key + ": " + what);
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+double number(const json& j, const std::string& origin, const std::string& key) {
+  if (!j.is_number()) fail(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + j.dump());
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) fail(origin, key, "must be finite");
+  return v;
+}
+
+std::int64_t integer(const json& j, const std::string& origin, const std::string& key) {
+  const double v = number(j, origin, key);
+  if (v != std::floor(v) || std::abs(v) > 9.0e15) fail(origin, key, "expected an integer, found " + j.dump());
+  return static_cast<std::int64_t>(v);
+}
+
+bool boolean(const json& j, const std::string& origin, const std::string& key) {
+  if (!j.is_boolean()) fail(origin, key, "expected true or false, found " + j.dump());
+  return j.get<bool>();
+}
+
+std::string choice(const json& j, const std::string& origin, const std::string& key,
+                   const std::vector<std::string>& allowed) {
+  std::string all;
+  for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
+  if (!j.is_string()) fail(origin, key, "expected one of " + all + ", found " + j.dump());
+  const std::string v = j.get<std::string>();
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+    fail(origin, key, "'" + v + "' is not one of " + all);
+  }
+  return v;
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& config_keys() {
+  static const std::vector<ConfigKey> keys = {
+      {"objective", "hinge", "hinge"},
+      {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
+      {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
+      {"iterations", 0, "number of Pegasos steps T; 0 = use epochs"},
+      {"batch_size", 1, "examples per step k (1 = the classic algorithm)"},
+      {"projection", true, "project onto the ball ‖w‖ ≤ 1/√λ after each step"},
+      {"output", "average", "which iterate is the model: last | average | random"},
+      {"average_gamma", 10.0, "polynomial-decay averaging weight γ ≥ 0 (0 = plain average)"},
+      {"sampling", "permutation", "uniform (with replacement) | permutation | sequential | balanced"},
+      {"bias", "feature", "none | feature (constant feature, regularised) | unregularized"},
+      {"seed", 42, "random seed; the same seed gives a byte-identical model"},
+      {"threads", 0, "worker threads; 0 = all cores"},
+      {"tolerance", 5e-4, "automatic stopping: estimated relative gap to the optimal objective"},
+      {"max_epochs", 200, "automatic stopping: upper bound on epochs"},
+      {"format", "auto", "data format: auto (by extension) | libsvm | csv"},
+      {"label_column", 0, "CSV: label field (0-based index, negative from the end, or header name)"},
+      {"max_feature_index", 2147483648.0, "largest accepted feature index"},
+      {"positive_label", "", "binary: the label treated as +1 (default: the larger one)"},
+  };
+  return keys;
+}
+
+std::string closest_key(const std::string& key) {
+  std::string best;
+  std::size_t best_d = std::string::npos;
+  for (const auto& k : config_keys()) {
+    const std::size_t d = edit_distance(key, k.name);
+    if (d < best_d) {
+      best_d = d;
+      best = k.name;
+    }
+  }
+  return best_d <= std::max<std::size_t>(2, key.size() / 3) ? best : "";
+}
+
+std::string to_string(OutputIterate o) {
+  switch (o) {
+    case OutputIterate::kLast: return "last";
+    case OutputIterate::kAverage: return "average";
+    case OutputIterate::kRandom: return "random";
+  }
+  return "?";
+}
+std::string to_string(Sampling s) {
+  switch (s) {
+    case Sampling::kUniform: return "uniform";
+    case Sampling::kPermutation: return "permutation";
+    case Sampling::kSequential: return "sequential";
+    case Sampling::kBalanced: return "balanced";
+  }
+  return "?";
+}
+std::string to_string(BiasMode b) {
+  switch (b) {
+    case BiasMode::kNone: return "none";
+    case BiasMode::kFeature: return "feature";
+    case BiasMode::kUnregularized: return "unregularized";
+  }
+  return "?";
+}
+
+std::pair<std::string, json> parse_override(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw ConfigError("--set " + text + ": expected KEY=VALUE");
+  }
+  std::string key = text.substr(0, eq);
+  std::string value = text.substr(eq + 1);
+  json parsed = json::parse(value, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) parsed = value;  // a bare word is a string
+  return {key, parsed};
+}
+
+TrainConfig config_from_json(const json& merged, const std::string& origin) {
+  if (!merged.is_object()) throw ConfigError(origin + ": a configuration is a JSON object of settings");
+  for (const auto& [key, value] : merged.items()) {
+    const bool known = std::any_of(config_keys().begin(), config_keys().end(),
+                                   [&](const ConfigKey& k) { return k.name == key; });
+    if (!known) {
+      const std::string near = closest_key(key);
+      fail(origin, key, "unknown setting" + (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
+                            "; `pegasos train --help` lists them");
+    }
+  }
+  json all = json::object();
+  for (const auto& k : config_keys()) all[k.name] = merged.contains(k.name) ? merged.at(k.name) : k.default_value;
+
+  TrainConfig c;
+  c.objective = choice(all["objective"], origin, "objective", {"hinge"});
+  EngineSettings& e = c.engine;
+  e.lambda = number(all["lambda"], origin, "lambda");
+  if (!(e.lambda > 0)) fail(origin, "lambda", "must be > 0");
+  e.epochs = number(all["epochs"], origin, "epochs");
+  if (e.epochs < 0) fail(origin, "epochs", "must be >= 0");
+  const std::int64_t iterations = integer(all["iterations"], origin, "iterations");
+  if (iterations < 0) fail(origin, "iterations", "must be >= 0");
+  e.iterations = static_cast<std::uint64_t>(iterations);
+  if (e.iterations > 0 && e.epochs > 0) fail(origin, "iterations", "set either iterations or epochs, not both");
+  const std::int64_t batch = integer(all["batch_size"], origin, "batch_size");
+  if (batch < 1 || batch > 1000000) fail(origin, "batch_size", "must be between 1 and 1000000");
+  e.batch_size = static_cast<int>(batch);
+  e.projection = boolean(all["projection"], origin, "projection");
+  const std::string output = choice(all["output"], origin, "output", {"last", "average", "random"});
+  e.output = output == "last" ? OutputIterate::kLast : output == "average" ? OutputIterate::kAverage : OutputIterate::kRandom;
+  if (e.output == OutputIterate::kRandom && e.iterations == 0 && e.epochs == 0) {
+    fail(origin, "output", "'random' picks an iterate uniformly from 1..T, so it needs iterations or epochs");
+  }
+  e.average_gamma = number(all["average_gamma"], origin, "average_gamma");
+  if (e.average_gamma < 0) fail(origin, "average_gamma", "must be >= 0");
+  const std::string sampling =
+      choice(all["sampling"], origin, "sampling", {"uniform", "permutation", "sequential", "balanced"});
+  e.sampling = sampling == "uniform"       ? Sampling::kUniform
+               : sampling == "permutation" ? Sampling::kPermutation
+               : sampling == "sequential"  ? Sampling::kSequential
+                                           : Sampling::kBalanced;
+  const std::string bias = choice(all["bias"], origin, "bias", {"none", "feature", "unregularized"});
+  e.bias = bias == "none" ? BiasMode::kNone : bias == "feature" ? BiasMode::kFeature : BiasMode::kUnregularized;
+  const std::int64_t seed = integer(all["seed"], origin, "seed");
+  if (seed < 0) fail(origin, "seed", "must be >= 0");
+  e.seed = static_cast<std::uint64_t>(seed);
+  const std::int64_t threads = integer(all["threads"], origin, "threads");
+  if (threads < 0 || threads > 4096) fail(origin, "threads", "must be between 0 (all cores) and 4096");
+  c.threads = static_cast<int>(threads);
+  e.tolerance = number(all["tolerance"], origin, "tolerance");
+  if (!(e.tolerance > 0)) fail(origin, "tolerance", "must be > 0");
+  const std::int64_t max_epochs = integer(all["max_epochs"], origin, "max_epochs");
+  if (max_epochs < 1 || max_epochs > 1000000) fail(origin, "max_epochs", "must be between 1 and 1000000");
+  e.max_epochs = static_cast<int>(max_epochs);
+
+  const std::string format = choice(all["format"], origin, "format", {"auto", "libsvm", "csv"});
+  c.read.format = format == "auto" ? DataFormat::kAuto : format == "libsvm" ? DataFormat::kLibsvm : DataFormat::kCsv;
+  const json& lc = all["label_column"];
+  if (lc.is_string()) {
+    c.read.label_column_name = lc.get<std::string>();
+    if (c.read.label_column_name.empty()) fail(origin, "label_column", "must not be empty");
+  } else {
+    c.read.label_column = static_cast<long>(integer(lc, origin, "label_column"));
+  }
+  const std::int64_t max_index = integer(all["max_feature_index"], origin, "max_feature_index");
+  if (max_index < 1 || max_index > (std::int64_t{1} << 32) - 1) {
+    fail(origin, "max_feature_index", "must be between 1 and 4294967295");
+  }
+  c.read.max_feature_index = static_cast<std::uint64_t>(max_index);
+  if (!all["positive_label"].is_string()) fail(origin, "positive_label", "expected a string (a label of the data)");
+  c.positive_label = all["positive_label"].get<std::string>();
+  c.resolved = all;
+  return c;
+}
+
+TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides) {
+  json merged = json::object();
+  std::string origin = "defaults";
+  if (!path.empty()) {
+    const std::string text = read_file_bytes(path);
+    try {
+      merged = json::parse(text, nullptr, true, /*ignore_comments=*/true);
+    } catch (const json::parse_error& e) {
+      throw ConfigError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    }
+    if (!merged.is_object()) throw ConfigError(path + ": a configuration file is a JSON object of settings");
+    origin = path;
+  }
+  for (const auto& o : overrides) {
+    auto [key, value] = parse_override(o);
+    merged[key] = value;
+    origin = path.empty() ? "--set" : path + " + --set";
+  }
+  return config_from_json(merged, origin);
+}
+
+}  // namespace pegasos

@@ -1,0 +1,49 @@
+// Training configuration: JSON file + `--set KEY=VALUE` overrides → plain
+// structs. This is the only place that knows key names and their rules.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/dataset.hpp"
+#include "core/engine.hpp"
+
+namespace pegasos {
+
+struct TrainConfig {
+  std::string objective = "hinge";
+  EngineSettings engine;
+  ReadOptions read;
+  std::string positive_label;  // binary: which label is +1 ("" = the larger one)
+  int threads = 0;             // 0 = all cores
+  nlohmann::json resolved;     // every training key with its final value
+};
+
+// One accepted key: name, default, and a one-line description (for --help).
+struct ConfigKey {
+  std::string name;
+  nlohmann::json default_value;
+  std::string help;
+};
+const std::vector<ConfigKey>& config_keys();
+
+// Merge defaults ← file (if non-empty path) ← overrides ("key=value"), then
+// validate everything. Throws ConfigError naming the file and key.
+TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides);
+
+// Validate an already merged JSON object (`origin` names it in messages).
+TrainConfig config_from_json(const nlohmann::json& merged, const std::string& origin);
+
+// Parse "key=value": value is JSON when it parses as JSON, else a string.
+std::pair<std::string, nlohmann::json> parse_override(const std::string& text);
+
+// The closest valid key to a misspelt one ("" when nothing is close).
+std::string closest_key(const std::string& key);
+
+std::string to_string(OutputIterate o);
+std::string to_string(Sampling s);
+std::string to_string(BiasMode b);
+
+}  // namespace pegasos

@@ -1,0 +1,260 @@
+// pegasos: train / predict / eval linear SVMs with the Pegasos solver.
+//
+// Exit codes: 0 success, 2 bad input (data, config, model, command line),
+// 1 internal failure.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include "core/atomic_file.hpp"
+#include "core/dataset.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
+#include "core/model.hpp"
+#include "drivers/config.hpp"
+#include "drivers/registry.hpp"
+#include "drivers/report.hpp"
+
+namespace pegasos {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string settings_help() {
+  std::string s = "\nSettings (JSON config keys, or --set KEY=VALUE):\n";
+  for (const auto& k : config_keys()) {
+    s += "  " + k.name + std::string(k.name.size() < 18 ? 18 - k.name.size() : 1, ' ') + k.help +
+         " [default " + k.default_value.dump() + "]\n";
+  }
+  return s;
+}
+
+// Reader settings stored in a model, for applying it to new files.
+ReadOptions read_options_of(const Model& model, bool require_labels) {
+  ReadOptions r;
+  r.require_labels = require_labels;
+  const std::string format = model.data.value("format", "auto");
+  r.format = format == "csv" ? DataFormat::kCsv : format == "libsvm" ? DataFormat::kLibsvm : DataFormat::kAuto;
+  if (auto it = model.data.find("label_column"); it != model.data.end()) {
+    if (it->is_string()) r.label_column_name = it->get<std::string>();
+    else if (it->is_number_integer()) r.label_column = it->get<long>();
+  }
+  return r;
+}
+
+// Scores of every row, in parallel; K per row.
+std::vector<double> all_scores(const Model& model, const Dataset& data) {
+  const std::size_t K = static_cast<std::size_t>(model.outputs);
+  std::vector<double> scores(data.size() * K);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, data.size(), 1024), [&](const auto& range) {
+    for (std::size_t i = range.begin(); i != range.end(); ++i) model.scores(data.row(i), &scores[i * K]);
+  });
+  return scores;
+}
+
+class Progress {
+ public:
+  explicit Progress(bool quiet) : quiet_(quiet), start_(Clock::now()), tty_(::isatty(2) != 0) {}
+  bool operator()(const EpochInfo& e) {
+    if (quiet_) return true;
+    const double elapsed = seconds_since(start_);
+    // Quiet for short runs; then at most a few lines a second.
+    if (elapsed < 1.0 || elapsed - last_ < (tty_ ? 0.2 : 2.0)) return true;
+    last_ = elapsed;
+    std::fprintf(stderr, "%sepoch %d  iterations %llu  objective %.6g  %.1fs%s", tty_ ? "\r" : "", e.epoch,
+                 static_cast<unsigned long long>(e.iterations), e.sample_objective, elapsed, tty_ ? "   " : "\n");
+    printed_ = true;
+    return true;
+  }
+  void finish() {
+    if (printed_ && tty_) std::fputc('\n', stderr);
+  }
+
+ private:
+  bool quiet_;
+  Clock::time_point start_;
+  bool tty_;
+  double last_ = 0.0;
+  bool printed_ = false;
+};
+
+int run_train(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
+              const std::string& model_path, bool quiet) {
+  const auto start = Clock::now();
+  TrainConfig config = load_train_config(config_path, sets);  // validated before any data is read
+  std::optional<tbb::global_control> limit;
+  if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
+
+  Dataset train = read_dataset(data_path, config.read);
+  const double load_seconds = seconds_since(start);
+  prepare_labels(config, train);
+  Progress progress(quiet);
+  const auto train_start = Clock::now();
+  Model model = train_model(config, train, [&](const EpochInfo& e) { return progress(e); });
+  progress.finish();
+  save_model(model, model_path);
+  if (!quiet) {
+    std::fprintf(stderr,
+                 "trained %s on %zu examples, %u features, %zu nnz: %llu iterations (%.3g epochs%s), objective %.6g\n"
+                 "load %.2fs, train %.2fs; model written to %s\n",
+                 model.objective.c_str(), train.size(), train.dimension, static_cast<std::size_t>(train.nnz()),
+                 static_cast<unsigned long long>(model.training["iterations"].get<std::uint64_t>()),
+                 model.training["epochs"].get<double>(),
+                 model.training["converged"].get<bool>() ? ", converged" : "",
+                 model.training["objective"].get<double>(), load_seconds, seconds_since(train_start),
+                 model_path.c_str());
+  }
+  return 0;
+}
+
+int run_predict(const std::string& model_path, const std::string& data_path, const std::string& output) {
+  const Model model = load_model(model_path);
+  const Dataset data = read_dataset(data_path, read_options_of(model, false));
+  const std::vector<double> scores = all_scores(model, data);
+  const std::size_t K = static_cast<std::size_t>(model.outputs);
+  std::string out;
+  out.reserve(data.size() * (16 + 24 * K));
+  char buf[64];
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    out += model.classes[static_cast<std::size_t>(model.predict_class(&scores[i * K]))];
+    for (std::size_t k = 0; k < K; ++k) {
+      std::snprintf(buf, sizeof buf, "\t%.9g", scores[i * K + k]);
+      out += buf;
+    }
+    out += '\n';
+  }
+  if (output.empty() || output == "-") {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else {
+    write_file_atomic(output, out);
+  }
+  return 0;
+}
+
+int run_eval(const std::string& model_path, const std::string& data_path, const std::string& json_path,
+             std::optional<double> max_fpr) {
+  const Model model = load_model(model_path);
+  Dataset data = read_dataset(data_path, read_options_of(model, true));
+  const auto unknown = data.remap_classes(model.classes);
+  if (!unknown.empty()) {
+    throw InputError(data_path + ": label '" + unknown.front() + "' does not occur in the model's classes");
+  }
+  const std::vector<double> scores = all_scores(model, data);
+  const std::size_t K = static_cast<std::size_t>(model.outputs);
+  std::vector<int> predicted(data.size());
+  for (std::size_t i = 0; i < data.size(); ++i) predicted[i] = model.predict_class(&scores[i * K]);
+  Metrics m = classification_metrics(data.labels, predicted, model.classes);
+  nlohmann::json report = metrics_to_json(m);
+  std::string text = metrics_to_text(m);
+  if (model.binary()) {
+    std::vector<char> positive(data.size());
+    for (std::size_t i = 0; i < data.size(); ++i) positive[i] = data.labels[i] == 1;
+    m.roc_auc = roc_auc(scores, positive);
+    if (m.roc_auc) {
+      report["roc_auc"] = *m.roc_auc;
+      text = metrics_to_text(m);
+    }
+    report["positive_class"] = model.classes[1];
+    if (max_fpr) {
+      auto op = threshold_for_fpr(scores, positive, *max_fpr);
+      if (op) {
+        report["at_max_fpr"] = {{"max_fpr", *max_fpr},
+                                {"threshold", op->threshold},
+                                {"false_positive_rate", op->false_positive_rate},
+                                {"precision", op->precision},
+                                {"recall", op->recall}};
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "\nat FPR <= %g: threshold %.6g, FPR %.4f, precision %.4f, recall %.4f (class '%s')\n",
+                      *max_fpr, op->threshold, op->false_positive_rate, op->precision, op->recall,
+                      model.classes[1].c_str());
+        text += buf;
+      }
+    }
+  }
+  const double objective = model_objective(model, data);
+  report["objective"] = objective;
+  report["lambda"] = model.settings.value("lambda", 0.0);
+  report["model"] = model_path;
+  report["data"] = data_path;
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "objective          %.8g  (lambda %g)\n", objective, model.settings.value("lambda", 0.0));
+  text = text.substr(0, text.find('\n') + 1) + buf + text.substr(text.find('\n') + 1);
+  std::fputs(text.c_str(), stdout);
+  if (!json_path.empty()) write_file_atomic(json_path, report.dump(2) + "\n");
+  return 0;
+}
+
+int main_impl(int argc, char** argv) {
+  CLI::App app{"pegasos: linear SVMs trained with the Pegasos stochastic sub-gradient solver"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "pegasos 0.1.0");
+
+  std::string config_path, data_path, model_path, output, json_path;
+  std::vector<std::string> sets;
+  bool quiet = false;
+  double max_fpr = -1;
+
+  CLI::App* train = app.add_subcommand("train", "train a model: pegasos train [--config FILE] [--set KEY=VALUE]... DATA MODEL_OUT");
+  train->add_option("--config,-c", config_path, "JSON configuration file")->check(CLI::ExistingFile);
+  train->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable; VALUE is JSON or a word)");
+  train->add_flag("--quiet,-q", quiet, "no progress or summary on stderr");
+  train->add_option("data", data_path, "training data (LIBSVM/SVMlight or CSV, optionally .gz)")->required();
+  train->add_option("model", model_path, "where to write the model (JSON)")->required();
+  train->footer(settings_help());
+
+  CLI::App* predict = app.add_subcommand("predict", "predict: one line per example, label TAB decision value(s)");
+  predict->add_option("model", model_path, "model file written by pegasos train")->required();
+  predict->add_option("data", data_path, "data to predict (labels optional)")->required();
+  predict->add_option("--output,-o", output, "write predictions here instead of stdout");
+  predict->footer("Feature indices beyond the model's dimension are ignored.");
+
+  CLI::App* eval = app.add_subcommand("eval", "evaluate a model on labelled data");
+  eval->add_option("model", model_path, "model file written by pegasos train")->required();
+  eval->add_option("data", data_path, "labelled data")->required();
+  eval->add_option("--json,-j", json_path, "also write the metrics as JSON to this file");
+  eval->add_option("--max-fpr", max_fpr, "binary: report the threshold meeting this false-positive rate")
+      ->check(CLI::Range(0.0, 1.0));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet);
+  if (predict->parsed()) return run_predict(model_path, data_path, output);
+  return run_eval(model_path, data_path, json_path, max_fpr >= 0 ? std::optional<double>(max_fpr) : std::nullopt);
+}
+
+}  // namespace
+}  // namespace pegasos
+
+int main(int argc, char** argv) {
+  try {
+    return pegasos::main_impl(argc, argv);
+  } catch (const pegasos::InputError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "internal error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,82 @@
+// ScaledWeights after random operation sequences vs a plain dense reference.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "core/random.hpp"
+#include "core/scaled_weights.hpp"
+
+using namespace pegasos;
+
+namespace {
+
+struct SparseRow {
+  std::vector<std::uint32_t> idx;
+  std::vector<float> val;
+  RowView view() const { return RowView{val.data(), idx.data(), static_cast<std::uint32_t>(idx.size()), 0, 0}; }
+};
+
+SparseRow random_row(Rng& rng, std::size_t rows) {
+  SparseRow r;
+  for (std::uint32_t j = 0; j < rows; ++j) {
+    if (rng.uniform() < 0.3) {
+      r.idx.push_back(j);
+      r.val.push_back(static_cast<float>(rng.uniform() * 2 - 1));
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("ScaledWeights matches dense updates, averaging included", "[engine]") {
+  const int K = GENERATE(1, 3);
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  const std::size_t rows = 17;
+  Rng rng(seed);
+  ScaledWeights w(rows, K);
+  std::vector<double> dense(rows * K, 0.0), avg(rows * K, 0.0);
+  bool averaging = false;
+  for (int step = 1; step <= 3000; ++step) {
+    const double op = rng.uniform();
+    if (op < 0.4) {
+      SparseRow r = random_row(rng, rows + 2);  // indices beyond rows are ignored
+      std::vector<double> coeff(K);
+      for (auto& c : coeff) c = rng.uniform() < 0.2 ? 0.0 : rng.uniform() * 4 - 2;
+      w.add(r.view(), coeff.data());
+      for (std::size_t j = 0; j < r.idx.size(); ++j) {
+        if (r.idx[j] >= rows) continue;
+        for (int k = 0; k < K; ++k) dense[r.idx[j] * K + k] += coeff[k] * r.val[j];
+      }
+    } else if (op < 0.75) {
+      // Pegasos-like shrinks, sometimes tiny to force renormalisation.
+      const double c = rng.uniform() < 0.05 ? 1e-6 : 1.0 - 1.0 / (step + 1.0);
+      w.scale_by(c);
+      for (auto& v : dense) v *= c;
+    } else if (op < 0.77) {
+      w.scale_by(0.0);
+      std::fill(dense.begin(), dense.end(), 0.0);
+    } else {
+      const double mu = averaging ? (rng.uniform() < 0.1 ? 1e-3 : 4.0 / (step + 3.0)) : 1.0;
+      if (!averaging) {
+        w.start_averaging();
+        avg = dense;
+        averaging = true;
+      } else {
+        w.average_step(mu);
+        for (std::size_t i = 0; i < avg.size(); ++i) avg[i] = (1 - mu) * avg[i] + mu * dense[i];
+      }
+    }
+    double sq = 0.0, scale = 1.0;
+    for (double v : dense) sq += v * v;
+    for (double v : dense) scale = std::max(scale, std::abs(v));
+    REQUIRE(w.squared_norm() == Approx(sq).margin(1e-9 * scale * scale));
+    const std::vector<double> got = w.weights();
+    for (std::size_t i = 0; i < dense.size(); ++i) REQUIRE(got[i] == Approx(dense[i]).margin(1e-9 * scale));
+    if (averaging) {
+      const std::vector<double> got_avg = w.average_weights();
+      for (std::size_t i = 0; i < avg.size(); ++i) REQUIRE(got_avg[i] == Approx(avg[i]).margin(1e-9 * scale));
+    }
+  }
+}
