@@ -7,9 +7,11 @@ and test accuracies come from ONE evaluator here (scipy, labels +1/-1), applied 
 the weights each tool saved. Data: bash bench/make_data.sh. See bench/README.md.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -110,7 +112,7 @@ def bench_pegasos(a, tmp, train, test, lam):
         ev = json.load(f)
     return {"wall_s": t, "weights": pegasos_weights(model),
             "load_s": grab(r"load ([\d.]+)s", out), "train_s": grab(r"train ([\d.]+)s", out),
-            "self_objective": grab(r"objective ([-\d.eE+]+)", out),
+            "self_objective": grab(r"trained .*objective ([-\d.eE+]+)", out),
             "self_accuracy": ev["accuracy"], "self_test_objective": ev["objective"],
             "note": grab(r"(\d+ iterations \([^)]*\))", out, str)}
 
@@ -158,7 +160,22 @@ def dim_bench(a, tmp, data):
                 "load_s": min(grab(r"load ([\d.]+)s", o) for _, o in runs),
                 "train_s": min(grab(r"train ([\d.]+)s", o) for _, o in runs)}
     r["ratio_train_d1e7_over_d1e3"] = r["d1e7"]["train_s"] / max(r["d1e3"]["train_s"], 1e-9)
+    if not a.skip_sgd:  # reference: what the same random-access pattern costs in sklearn
+        from sklearn.linear_model import SGDClassifier
+        for d in ("d1e3", "d1e7"):
+            X, y = load_svmlight_file(r[d]["file"])
+            t0 = time.perf_counter()
+            SGDClassifier(loss="hinge", alpha=1e-4, fit_intercept=False, max_iter=5, tol=None,
+                          average=True).fit(X, y)
+            r[d]["sgd_fit_s"] = time.perf_counter() - t0
+        r["sgd_ratio_d1e7_over_d1e3"] = r["d1e7"]["sgd_fit_s"] / r["d1e3"]["sgd_fit_s"]
     return r
+
+
+def binary_id(path):
+    with open(path, "rb") as f:
+        return {"sha256": hashlib.sha256(f.read()).hexdigest()[:16],
+                "mtime": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(os.path.getmtime(path)))}
 
 
 def attempt(fn, *args):
@@ -185,13 +202,16 @@ def main():
     test = os.path.join(a.data, "fmnist0_test.svm")
 
     log = lambda msg: print("[%s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr)
-    log("loading %s for the evaluator" % train)  # also warms the page cache
-    ev = Evaluator(train, test)
-    n = ev.X.shape[0]
-    res = {"train_file": train, "test_file": test, "n": n, "nnz": int(ev.X.nnz),
-           "pegasos": a.pegasos, "nproc": os.cpu_count(), "repeats": a.repeats,
-           "tight_eps": a.tight_eps, "runs": []}
     with tempfile.TemporaryDirectory(prefix="pegasos-bench-") as tmp:
+        # benchmark a snapshot: others may rebuild build/pegasos while this runs
+        res = {"pegasos": a.pegasos, "pegasos_binary": binary_id(a.pegasos)}
+        a.pegasos = shutil.copy2(a.pegasos, os.path.join(tmp, "pegasos"))
+        log("loading %s for the evaluator" % train)  # also warms the page cache
+        ev = Evaluator(train, test)
+        n = ev.X.shape[0]
+        res.update({"train_file": train, "test_file": test, "n": n, "nnz": int(ev.X.nnz),
+                    "nproc": os.cpu_count(), "loadavg_start": os.getloadavg()[0],
+                    "repeats": a.repeats, "tight_eps": a.tight_eps, "runs": []})
         for lam in [float(x) for x in a.lambdas.split(",")]:
             tools = [("pegasos", bench_pegasos, (a, tmp, train, test, lam)),
                      ("liblinear", bench_liblinear, (a, tmp, train, test, lam, n)),
@@ -218,7 +238,7 @@ def main():
         res["load"] = attempt(load_bench, a, tmp, train)
         log("dimension check")
         res["dimension"] = attempt(dim_bench, a, tmp, a.data)
-
+        res["loadavg_end"] = os.getloadavg()[0]
     tmp_out = out_path + ".tmp"
     with open(tmp_out, "w") as f:
         json.dump(res, f, indent=1)
@@ -234,6 +254,9 @@ def fmt(x, spec):
 def report(res):
     L = ["## pegasos benchmark: %s (n=%d, nnz=%d, %d cores)\n"
          % (os.path.basename(res["train_file"]), res["n"], res["nnz"], res["nproc"]),
+         "pegasos binary sha256 %s..., built %s; 1-min load average %.2f at start, %.2f "
+         "at end\n" % (res["pegasos_binary"]["sha256"], res["pegasos_binary"]["mtime"],
+                       res["loadavg_start"], res["loadavg_end"]),
          "P* = objective of liblinear -e %g; gap = (P - P*)/P*. Times are whole-process "
          "wall seconds (fastest of %d).\n" % (res["tight_eps"], res["repeats"]),
          "| lambda | tool | wall s | test acc | P (train) | gap | notes |",
@@ -275,16 +298,17 @@ def report(res):
               "| liblinear-train -e 1e9 whole process | %.2f |" % ld["liblinear_wall_s"],
               "| ratio pegasos load / liblinear | %.3f |"
               % ld["ratio_pegasos_load_over_liblinear"]]
-    L += ["", "| dimension check (epochs=5, lambda=1e-4) | load s | train s | wall s |",
-          "|---|---|---|---|"]
+    L += ["", "| dimension check (epochs=5, lambda=1e-4) | load s | train s | wall s "
+          "| ref: sklearn SGD 5 epochs fit s |", "|---|---|---|---|---|"]
     if "error" in dm:
-        L.append("| error | %s | | |" % dm["error"][:200].replace("\n", " "))
+        L.append("| error | %s | | | |" % dm["error"][:200].replace("\n", " "))
     else:
         for d in ("d1e3", "d1e7"):
-            L.append("| %s | %.2f | %.2f | %.2f |" % (
+            L.append("| %s | %.2f | %.2f | %.2f | %s |" % (
                 os.path.basename(dm[d]["file"]), dm[d]["load_s"], dm[d]["train_s"],
-                dm[d]["wall_s"]))
-        L.append("| ratio train d=1e7 / d=1e3 | | %.2f | |" % dm["ratio_train_d1e7_over_d1e3"])
+                dm[d]["wall_s"], fmt(dm[d].get("sgd_fit_s"), ".2f")))
+        L.append("| ratio d=1e7 / d=1e3 | | %.2f | | %s |" % (
+            dm["ratio_train_d1e7_over_d1e3"], fmt(dm.get("sgd_ratio_d1e7_over_d1e3"), ".2f")))
     return "\n".join(L)
 
 

@@ -51,11 +51,12 @@ struct EngineSettings {
   std::uint64_t seed = 42;
   // Automatic stopping (iterations == 0 and epochs == 0): after epoch E the
   // output iterate's objective P_E on a fixed sample of the training set is
-  // compared with P_{E−1}. Averaged SGD converges like c/E, so the remaining
-  // gap P_E − P* is about E·(P_{E−1} − P_E); training stops when that estimate
-  // is below `tolerance`·P_E `patience` times in a row, or at max_epochs.
+  // compared with P_{⌊E/2⌋}. Averaged SGD converges like P* + c/E, so
+  // P_{⌊E/2⌋} − P_E ≈ c/E estimates the remaining gap P_E − P* (a long
+  // baseline, robust to epoch-to-epoch noise); training stops when that
+  // estimate is below `tolerance`·P_E, or at max_epochs.
   double tolerance = 5e-4;
-  int patience = 2;
+  int min_epochs = 2;
   int max_epochs = 200;
   std::size_t stop_sample = 100000;
 };
@@ -273,8 +274,6 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   TrainResult result;
   result.dimension = dim;
   result.outputs = static_cast<int>(K);
-  double previous = std::numeric_limits<double>::infinity();
-  int quiet_epochs = 0;
   std::uint64_t t = 0;
   while (t < T) {
     ++t;
@@ -299,8 +298,11 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       W.add(data.row(batch[a]), c);
       if (feature_bias) W.add(bias_row, c);
       if (free_bias) {
-        for (std::size_t j = 0; j < K; ++j) b[j] = std::clamp(b[j] + c[j], -bias_bound, bias_bound);
+        for (std::size_t j = 0; j < K; ++j) b[j] += c[j];
       }
+    }
+    if (free_bias) {
+      for (std::size_t j = 0; j < K; ++j) b[j] = std::clamp(b[j], -bias_bound, bias_bound);
     }
     if (std::isfinite(radius)) {
       const double sq = W.squared_norm();
@@ -332,11 +334,9 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       }
       result.trace.push_back(info);
       if (on_epoch && !on_epoch(info)) break;
-      if (automatic) {
-        const double remaining_gap = static_cast<double>(info.epoch) * (previous - info.sample_objective);
-        quiet_epochs = remaining_gap <= s.tolerance * std::abs(info.sample_objective) ? quiet_epochs + 1 : 0;
-        previous = info.sample_objective;
-        if (quiet_epochs >= s.patience) {
+      if (automatic && info.epoch >= std::max(2, s.min_epochs)) {
+        const double baseline = result.trace[static_cast<std::size_t>(info.epoch / 2 - 1)].sample_objective;
+        if (baseline - info.sample_objective <= s.tolerance * std::abs(info.sample_objective)) {
           result.converged = true;
           break;
         }

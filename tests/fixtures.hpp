@@ -1,0 +1,61 @@
+// Small synthetic datasets for engine tests, built directly in memory.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/dataset.hpp"
+#include "core/random.hpp"
+#include "tests/reference/dual_cd.hpp"
+
+namespace fixtures {
+
+// Two overlapping Gaussian classes in d dimensions; each feature is present
+// with probability `density`; rows scaled to norm ≤ 1. Labels are class ids
+// 0/1 (1 = positive). Not separable, so the hinge optimum is non-trivial.
+inline pegasos::Dataset gaussian(std::size_t n, std::uint32_t d, std::uint64_t seed, double density = 1.0,
+                                 double separation = 0.6) {
+  pegasos::Rng rng(seed);
+  pegasos::Dataset ds;
+  ds.classes = {"-1", "1"};
+  ds.source = "gaussian";
+  auto normal = [&] {
+    const double u1 = rng.uniform() + 1e-12, u2 = rng.uniform();
+    return std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const int label = rng.uniform() < 0.4 ? 1 : 0;
+    std::vector<std::uint32_t> idx;
+    std::vector<float> val;
+    for (std::uint32_t j = 0; j < d; ++j) {
+      if (rng.uniform() >= density) continue;
+      const double mean = (j % 3 == 0 ? separation : 0.0) * (label ? 1 : -1);
+      idx.push_back(j);
+      val.push_back(static_cast<float>(mean + normal()));
+    }
+    double sq = 0;
+    for (float v : val) sq += double(v) * v;
+    const double scale = sq > 0 ? 1.0 / std::sqrt(sq) * (0.5 + 0.5 * rng.uniform()) : 1.0;
+    for (float& v : val) v = static_cast<float>(v * scale);
+    ds.append_row(idx, val, label);
+  }
+  ds.dimension = d;
+  return ds;
+}
+
+// Dense copy for the reference solver; `bias_feature` appends a constant 1.
+inline reference::Problem to_problem(const pegasos::Dataset& ds, bool bias_feature = false) {
+  reference::Problem p;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    std::vector<double> row(ds.dimension + (bias_feature ? 1 : 0), 0.0);
+    const pegasos::RowView x = ds.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) row[x.indices[j]] = x.values[j];
+    if (bias_feature) row.back() = 1.0;
+    p.x.push_back(std::move(row));
+    p.y.push_back(ds.labels[i] == 1 ? 1.0 : -1.0);
+  }
+  return p;
+}
+
+}  // namespace fixtures
