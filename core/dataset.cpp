@@ -508,6 +508,16 @@ void Dataset::append_row(std::span<const std::uint32_t> idx, std::span<const flo
   row_ptr.push_back(indices.size());
 }
 
+void Dataset::normalize_rows() {
+  tbb::parallel_for(std::size_t{0}, size(), [&](std::size_t i) {
+    double sq = 0.0;
+    for (std::uint64_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) sq += static_cast<double>(values[e]) * values[e];
+    if (sq == 0.0) return;
+    const double inv = 1.0 / std::sqrt(sq);
+    for (std::uint64_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) values[e] = static_cast<float>(values[e] * inv);
+  });
+}
+
 Dataset parse_libsvm(std::string_view text, const std::string& name, const ReadOptions& options) {
   text = strip_bom(text);
   if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a LIBSVM text file");
@@ -596,8 +606,10 @@ Dataset read_dataset(const std::string& path, const ReadOptions& options) {
     if (ends_with(base, ".gz")) base.resize(base.size() - 3);
     format = (ends_with(base, ".csv") || ends_with(base, ".tsv")) ? DataFormat::kCsv : DataFormat::kLibsvm;
   }
-  return format == DataFormat::kCsv ? parse_csv(bytes.view(), path, options)
-                                    : parse_libsvm(bytes.view(), path, options);
+  Dataset ds = format == DataFormat::kCsv ? parse_csv(bytes.view(), path, options)
+                                          : parse_libsvm(bytes.view(), path, options);
+  if (options.normalize_rows) ds.normalize_rows();
+  return ds;
 }
 
 }  // namespace pegasos

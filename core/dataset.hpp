@@ -35,6 +35,10 @@ struct ReadOptions {
   std::uint64_t max_feature_index = std::uint64_t{1} << 31;
   // false for `predict`: LIBSVM rows may then omit the label.
   bool require_labels = true;
+  // Scale every row to unit L2 norm after reading (all-zero rows stay zero).
+  // SGD converges at a rate governed by R²/λ (R = largest row norm), so
+  // unnormalised data such as raw pixels needs far more epochs.
+  bool normalize_rows = false;
 };
 
 class Dataset {
@@ -60,6 +64,8 @@ class Dataset {
   // `target` become -1 and are returned (deduplicated) so callers can decide.
   std::vector<std::string> remap_classes(const std::vector<std::string>& target);
   void append_row(std::span<const std::uint32_t> idx, std::span<const float> val, int label);
+  // Scale each row to unit L2 norm (rows of norm 0 are left alone).
+  void normalize_rows();
 };
 
 // Canonical spelling of a label: numbers are normalised ("+1", "1.0" -> "1"),

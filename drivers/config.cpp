@@ -77,6 +77,7 @@ const std::vector<ConfigKey>& config_keys() {
       {"max_epochs", 200, "automatic stopping: upper bound on epochs"},
       {"format", "auto", "data format: auto (by extension) | libsvm | csv"},
       {"label_column", 0, "CSV: label field (0-based index, negative from the end, or header name)"},
+      {"normalize", "none", "row scaling applied when reading (also at predict): none | l2 (unit norm rows)"},
       {"max_feature_index", 2147483648.0, "largest accepted feature index"},
       {"positive_label", "", "binary: the label treated as +1 (default: the larger one)"},
   };
@@ -199,6 +200,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   } else {
     c.read.label_column = static_cast<long>(integer(lc, origin, "label_column"));
   }
+  c.read.normalize_rows = choice(all["normalize"], origin, "normalize", {"none", "l2"}) == "l2";
   const std::int64_t max_index = integer(all["max_feature_index"], origin, "max_feature_index");
   if (max_index < 1 || max_index > (std::int64_t{1} << 32) - 1) {
     fail(origin, "max_feature_index", "must be between 1 and 4294967295");

@@ -49,6 +49,7 @@ ReadOptions read_options_of(const Model& model, bool require_labels) {
   r.require_labels = require_labels;
   const std::string format = model.data.value("format", "auto");
   r.format = format == "csv" ? DataFormat::kCsv : format == "libsvm" ? DataFormat::kLibsvm : DataFormat::kAuto;
+  r.normalize_rows = model.data.value("normalize", "none") == "l2";
   if (auto it = model.data.find("label_column"); it != model.data.end()) {
     if (it->is_string()) r.label_column_name = it->get<std::string>();
     else if (it->is_number_integer()) r.label_column = it->get<long>();

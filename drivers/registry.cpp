@@ -26,7 +26,9 @@ Model package(const TrainConfig& config, const Dataset& train, const TrainResult
   m.bias = r.bias;
   m.settings = config.resolved;
   m.settings.erase("threads");  // a run setting: the model is the same for any value
-  m.data = {{"format", config.resolved["format"]}, {"label_column", config.resolved["label_column"]}};
+  m.data = {{"format", config.resolved["format"]},
+            {"label_column", config.resolved["label_column"]},
+            {"normalize", config.resolved["normalize"]}};
   m.training = {{"examples", train.size()},
                 {"nnz", train.nnz()},
                 {"iterations", r.iterations},

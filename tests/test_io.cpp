@@ -1,0 +1,906 @@
+// Readers (LIBSVM, CSV, gzip), Dataset::remap_classes, model files and
+// atomic writes. Expected values are hand-written or come from a brute-force
+// parser in this file; every error must name file:line:column.
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.hpp"
+#include "core/dataset.hpp"
+#include "core/errors.hpp"
+#include "core/model.hpp"
+#include "core/random.hpp"
+
+namespace {
+
+using Catch::Contains;
+using nlohmann::json;
+using pegasos::Dataset;
+using pegasos::InputError;
+using pegasos::Model;
+using pegasos::ReadOptions;
+namespace fs = std::filesystem;
+
+// A fresh directory under $TMPDIR, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "pegasos-io-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+ private:
+  fs::path path_;
+};
+
+// Matches a message containing every one of `parts` (owns its strings, so
+// unlike `Contains(a) && Contains(b)` it can be returned from a function).
+class ContainsAll : public Catch::MatcherBase<std::string> {
+ public:
+  explicit ContainsAll(std::vector<std::string> parts) : parts_(std::move(parts)) {}
+  bool match(const std::string& s) const override {
+    return std::all_of(parts_.begin(), parts_.end(), [&](const std::string& p) { return s.find(p) != std::string::npos; });
+  }
+  std::string describe() const override {
+    std::string d = "contains all of";
+    for (const auto& p : parts_) d += " \"" + p + "\"";
+    return d;
+  }
+
+ private:
+  std::vector<std::string> parts_;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// gzip with zlib; `members` > 1 writes concatenated gzip members.
+void write_gzip(const std::string& path, const std::string& text, int members = 1) {
+  const std::size_t step = (text.size() + static_cast<std::size_t>(members) - 1) / static_cast<std::size_t>(members);
+  for (int m = 0; m < members; ++m) {
+    gzFile f = gzopen(path.c_str(), m == 0 ? "wb1" : "ab1");
+    REQUIRE(f != nullptr);
+    const std::size_t begin = std::min(text.size(), step * static_cast<std::size_t>(m));
+    const std::size_t len = std::min(step, text.size() - begin);
+    if (len > 0) REQUIRE(gzwrite(f, text.data() + begin, static_cast<unsigned>(len)) == static_cast<int>(len));
+    REQUIRE(gzclose(f) == Z_OK);
+  }
+}
+
+Dataset libsvm(const std::string& text, const ReadOptions& options = {}) {
+  return pegasos::parse_libsvm(text, "t.svm", options);
+}
+
+Dataset csv(const std::string& text, const ReadOptions& options = {}) {
+  return pegasos::parse_csv(text, "t.csv", options);
+}
+
+// Class name of every row ("" for unlabeled rows).
+std::vector<std::string> row_labels(const Dataset& ds) {
+  std::vector<std::string> out;
+  for (int y : ds.labels) out.push_back(y < 0 ? "" : ds.classes.at(static_cast<std::size_t>(y)));
+  return out;
+}
+
+std::vector<std::uint32_t> bits(const std::vector<float>& v) {
+  std::vector<std::uint32_t> out;
+  for (float x : v) out.push_back(std::bit_cast<std::uint32_t>(x));
+  return out;
+}
+
+std::vector<std::uint64_t> bits(const std::vector<double>& v) {
+  std::vector<std::uint64_t> out;
+  for (double x : v) out.push_back(std::bit_cast<std::uint64_t>(x));
+  return out;
+}
+
+void require_same_data(const Dataset& a, const Dataset& b) {
+  REQUIRE(a.row_ptr == b.row_ptr);
+  REQUIRE(a.indices == b.indices);
+  REQUIRE(bits(a.values) == bits(b.values));
+  REQUIRE(a.labels == b.labels);
+  REQUIRE(a.classes == b.classes);
+  REQUIRE(a.dimension == b.dimension);
+}
+
+// ---------------------------------------------------------------------------
+// Brute-force LIBSVM parser: one line at a time, std::strtof for values.
+struct Csr {
+  std::vector<std::uint64_t> row_ptr{0};
+  std::vector<std::uint32_t> indices;
+  std::vector<float> values;
+  std::vector<std::string> labels;  // canonical class name per row
+  std::uint32_t dimension = 0;
+};
+
+std::vector<std::string> split_ws(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ' ' || c == '\t') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// Labels of the generated data are spellings of -1 and +1 only.
+Csr brute_force_libsvm(const std::string& text) {
+  Csr out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    const auto tokens = split_ws(line);
+    if (tokens.empty()) continue;
+    out.labels.push_back(std::stod(tokens[0]) > 0 ? "1" : "-1");
+    for (std::size_t t = 1; t < tokens.size(); ++t) {
+      const auto colon = tokens[t].find(':');
+      if (tokens[t].substr(0, colon) == "qid") continue;
+      const unsigned long long index = std::stoull(tokens[t].substr(0, colon));
+      const float value = std::strtof(tokens[t].c_str() + colon + 1, nullptr);
+      out.dimension = std::max(out.dimension, static_cast<std::uint32_t>(index));
+      if (value != 0.0f) {
+        out.indices.push_back(static_cast<std::uint32_t>(index - 1));
+        out.values.push_back(value);
+      }
+    }
+    out.row_ptr.push_back(out.indices.size());
+  }
+  return out;
+}
+
+// About `min_bytes` of LIBSVM text with comments, blank lines, CRLF, qid
+// tokens, explicit zeros and several spellings of the labels. Returns the
+// lines (without terminators) and the full text.
+struct BigText {
+  std::vector<std::string> lines;
+  std::vector<std::string> terminators;
+  std::string text() const {
+    std::string t;
+    for (std::size_t i = 0; i < lines.size(); ++i) t += lines[i] + terminators[i];
+    return t;
+  }
+  // Byte offset at which line i (0-based) starts.
+  std::size_t offset(std::size_t i) const {
+    std::size_t o = 0;
+    for (std::size_t k = 0; k < i; ++k) o += lines[k].size() + terminators[k].size();
+    return o;
+  }
+};
+
+BigText make_big_text(std::uint64_t seed, std::size_t min_bytes) {
+  pegasos::Rng rng(seed);
+  static const char* const kLabels[] = {"+1", "1", "1.0", "-1", "-1.0", "-1"};
+  BigText big;
+  std::size_t bytes = 0;
+  char buf[64];
+  while (bytes < min_bytes) {
+    std::string line;
+    const auto kind = rng.below(100);
+    if (kind == 0) {
+      line = "# comment line " + std::to_string(big.lines.size());
+    } else if (kind == 1) {
+      line = rng.below(2) ? "" : " \t ";
+    } else {
+      line = kLabels[rng.below(6)];
+      if (rng.below(10) == 0) line += " qid:" + std::to_string(rng.below(50));
+      std::uint64_t index = 0;
+      const auto nnz = rng.below(14);
+      for (std::uint64_t k = 0; k < nnz; ++k) {
+        index += 1 + rng.below(3000);
+        const auto form = rng.below(10);
+        if (form == 0) {
+          std::snprintf(buf, sizeof buf, "%s0", rng.below(2) ? "" : "-");  // explicit zero
+        } else if (form == 1) {
+          std::snprintf(buf, sizeof buf, "%d", static_cast<int>(rng.below(200)) - 100);
+        } else if (form == 2) {
+          std::snprintf(buf, sizeof buf, "%.3e", (rng.uniform() - 0.5) * 1e-6);
+        } else {
+          std::snprintf(buf, sizeof buf, "%.9g", (rng.uniform() - 0.5) * 20.0);
+        }
+        line += (rng.below(8) == 0 ? "\t" : " ") + std::to_string(index) + ":" + buf;
+      }
+      if (rng.below(40) == 0) line += " # trailing comment 5:5";
+    }
+    const std::string term = rng.below(20) == 0 ? "\r\n" : "\n";
+    bytes += line.size() + term.size();
+    big.lines.push_back(std::move(line));
+    big.terminators.push_back(term);
+  }
+  return big;
+}
+
+// ---------------------------------------------------------------------------
+// Models.
+
+// Dense when density >= 0.5 (the writer then stores an array), else sparse.
+Model make_model(std::size_t n_classes, std::uint32_t dimension, std::vector<double> density, std::uint64_t seed) {
+  pegasos::Rng rng(seed);
+  Model m;
+  m.objective = "hinge";
+  if (n_classes == 2) {
+    m.classes = {"ham", "spam"};
+  } else {
+    for (std::size_t k = 0; k < n_classes; ++k) m.classes.push_back("class" + std::to_string(k));
+  }
+  m.outputs = n_classes == 2 ? 1 : static_cast<int>(n_classes);
+  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  m.dimension = dimension;
+  m.bias_mode = "unregularized";
+  m.weights.assign(static_cast<std::size_t>(dimension) * K, 0.0);
+  // Values whose shortest decimal form needs all 17 digits, denormals, extremes.
+  const double special[] = {0.1,     1.0 / 3.0,  -2.0 / 3.0, 5e-324,  -DBL_MIN, DBL_MAX,
+                            -1e-300, 123456789.123456789, std::nextafter(1.0, 2.0), std::nextafter(-1.0, 0.0)};
+  for (std::size_t k = 0; k < K; ++k) {
+    for (std::uint32_t j = 0; j < dimension; ++j) {
+      if (rng.uniform() >= density[k]) continue;
+      double w = rng.below(4) == 0 ? special[rng.below(std::size(special))]
+                                   : (rng.uniform() - 0.5) * std::pow(10.0, static_cast<double>(rng.below(20)) - 10.0);
+      if (w == 0.0) w = 0.25;
+      m.weights[j * K + k] = w;
+    }
+  }
+  for (std::size_t k = 0; k < K; ++k) m.bias.push_back(rng.uniform() - 0.5);
+  m.settings = {{"lambda", 1e-4}, {"seed", 42}, {"output", "average"}};
+  m.data = {{"format", "libsvm"}, {"label_column", 0}};
+  m.training = {{"iterations", 12345}, {"epochs", 2.5}, {"converged", true}, {"objective", 0.123456789}};
+  return m;
+}
+
+void require_same_model(const Model& a, const Model& b) {
+  REQUIRE(a.objective == b.objective);
+  REQUIRE(a.classes == b.classes);
+  REQUIRE(a.dimension == b.dimension);
+  REQUIRE(a.outputs == b.outputs);
+  REQUIRE(a.bias_mode == b.bias_mode);
+  REQUIRE(bits(a.weights) == bits(b.weights));
+  REQUIRE(bits(a.bias) == bits(b.bias));
+  REQUIRE(a.settings == b.settings);
+  REQUIRE(a.data == b.data);
+  REQUIRE(a.training == b.training);
+}
+
+// A small valid binary model file (dense, dimension 4) as JSON.
+json small_model_json() {
+  Model m;
+  m.classes = {"-1", "1"};
+  m.dimension = 4;
+  m.outputs = 1;
+  m.weights = {0.5, -1.25, 2.0, 12345.5};
+  m.bias = {0.75};
+  return json::parse(pegasos::model_to_json(m));
+}
+
+Model from(const json& j) { return pegasos::model_from_json(j.dump(), "m.json"); }
+
+std::string replace_all(std::string s, const std::string& what, const std::string& with) {
+  for (std::size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + with.size())) {
+    s.replace(p, what.size(), with);
+  }
+  return s;
+}
+
+}  // namespace
+
+// ===========================================================================
+// LIBSVM
+
+TEST_CASE("libsvm: two labels map to two classes with the expected positive class", "[io]") {
+  struct Case {
+    std::string negative, positive, neg_name, pos_name;
+  };
+  const Case c = GENERATE(values<Case>({{"-1", "+1", "-1", "1"},
+                                        {"0", "1", "0", "1"},
+                                        {"1", "2", "1", "2"},
+                                        {"ham", "spam", "ham", "spam"},
+                                        {"9", "10", "9", "10"},  // numeric, not bytewise, order
+                                        {"-2.5", "-1", "-2.5", "-1"}}));
+  CAPTURE(c.negative, c.positive);
+  // The positive label comes first in the file: order of appearance must not matter.
+  const Dataset ds = libsvm(c.positive + " 1:1\n" + c.negative + " 2:1\n" + c.negative + " 1:2\n" + c.positive + " 3:1\n");
+  REQUIRE(ds.classes == std::vector<std::string>{c.neg_name, c.pos_name});
+  CHECK(ds.labels == std::vector<int>{1, 0, 0, 1});
+  CHECK(ds.class_counts() == std::vector<std::size_t>{2, 2});
+}
+
+TEST_CASE("libsvm: +1, 1, 1.0 and 1e0 are one label; -1 and -1.0 another", "[io]") {
+  const Dataset ds = libsvm("+1 1:1\n1 1:2\n1.0 1:3\n1e0 1:4\n-1 1:5\n-1.0 1:6\n-0 1:7\n0 1:8\n");
+  REQUIRE(ds.classes == std::vector<std::string>{"-1", "0", "1"});
+  CHECK(ds.labels == std::vector<int>{2, 2, 2, 2, 0, 0, 1, 1});
+  CHECK(pegasos::canonical_label("+1") == "1");
+  CHECK(pegasos::canonical_label("1.0") == "1");
+  CHECK(pegasos::canonical_label("-0.0") == "0");
+  CHECK(pegasos::canonical_label("spam") == "spam");
+  CHECK(pegasos::canonical_label("+spam") == "+spam");
+  CHECK_THROWS_WITH(pegasos::canonical_label("nan"), Contains("not finite"));
+}
+
+TEST_CASE("libsvm: CSR arrays, qid tokens, comments, blank lines, zeros and dimension", "[io]") {
+  const Dataset ds = libsvm(
+      "# a header comment\n"
+      "\n"
+      "1 qid:3 1:0.5 4:-2 # trailing comment 9:9\n"
+      "   \t  \n"
+      "-1 qid:17 2:0 3:1e-3 7:0.0\n"
+      "  # indented comment\n"
+      "-1\n"
+      "1\t2:3\t5:-0\n");
+  REQUIRE(ds.size() == 4);
+  CHECK(ds.row_ptr == std::vector<std::uint64_t>{0, 2, 3, 3, 4});
+  CHECK(ds.indices == std::vector<std::uint32_t>{0, 3, 2, 1});
+  CHECK(ds.values == std::vector<float>{0.5f, -2.0f, 1e-3f, 3.0f});
+  CHECK(row_labels(ds) == std::vector<std::string>{"1", "-1", "-1", "1"});
+  // Explicit zeros are dropped but their index still counts for the dimension
+  // (7 from "7:0.0"); the commented-out 9:9 does not.
+  CHECK(ds.dimension == 7);
+  CHECK(ds.nnz() == 4);
+  CHECK(ds.source == "t.svm");
+  const auto r = ds.row(1);
+  CHECK(r.nnz == 1);
+  CHECK(r.indices[0] == 2);
+  CHECK(r.label == 0);
+  CHECK(r.index == 1);
+}
+
+TEST_CASE("libsvm: CRLF line ends and a UTF-8 BOM give the same data as plain LF", "[io]") {
+  const std::string lf = "1 1:0.5 3:2\n-1 2:1\n\n1 3:4 # note\n";
+  const std::string crlf = "\xEF\xBB\xBF" "1 1:0.5 3:2\r\n-1 2:1\r\n\r\n1 3:4 # note\r\n";
+  const Dataset a = libsvm(lf);
+  const Dataset b = libsvm(crlf);
+  require_same_data(a, b);
+  CHECK(b.classes == std::vector<std::string>{"-1", "1"});
+  // No trailing newline at all.
+  require_same_data(a, libsvm("1 1:0.5 3:2\n-1 2:1\n1 3:4"));
+}
+
+TEST_CASE("libsvm: unlabeled rows are accepted only when labels are optional", "[io]") {
+  ReadOptions opt;
+  opt.require_labels = false;
+  const Dataset ds = libsvm("1:1 3:2\n-1 2:1\n", opt);
+  REQUIRE(ds.size() == 2);
+  CHECK(ds.labels == std::vector<int>{-1, 0});
+  CHECK(ds.classes == std::vector<std::string>{"-1"});
+  CHECK(ds.indices == std::vector<std::uint32_t>{0, 2, 1});
+  CHECK_THROWS_WITH(libsvm("1:1 3:2\n"), Contains("t.svm:1:1:") && Contains("missing label"));
+}
+
+TEST_CASE("libsvm: max_feature_index is inclusive", "[io]") {
+  ReadOptions opt;
+  opt.max_feature_index = 100;
+  const Dataset ds = libsvm("1 100:1\n-1 1:1\n", opt);
+  CHECK(ds.dimension == 100);
+  CHECK(ds.indices.front() == 99);
+  CHECK_THROWS_WITH(libsvm("1 1:1\n-1 101:1\n", opt), Contains("t.svm:2:4:") && Contains("exceeds the maximum 100"));
+}
+
+TEST_CASE("libsvm: malformed input names file:line:column and the problem", "[io]") {
+  struct Case {
+    std::string text, where, what;
+  };
+  const Case c = GENERATE(values<Case>({
+      {"1 0:1\n", "t.svm:1:3:", "feature index 0 is not positive"},
+      {"-1 1:1\n1 3:1 2:1\n", "t.svm:2:7:", "smaller than the previous index 3"},
+      {"1 2:1 2:1\n", "t.svm:1:7:", "feature index 2 is repeated"},
+      {"1 1:nan\n", "t.svm:1:5:", "is NaN"},
+      {"1 1:NaN\n", "t.svm:1:5:", "is NaN"},
+      {"1 1:inf\n", "t.svm:1:5:", "infinite"},
+      {"1 1:1 2:-inf\n", "t.svm:1:9:", "infinite"},
+      {"1 1:1e999\n", "t.svm:1:5:", "out of range"},
+      {"1 1:1e39\n", "t.svm:1:5:", "out of range"},  // finite as double, not as float32
+      {"1 1:abc\n", "t.svm:1:5:", "value 'abc' is not a number"},
+      {"1 1:0.5x\n", "t.svm:1:5:", "value '0.5x' is not a number"},
+      {"1 1:2:3\n", "t.svm:1:5:", "value '2:3' is not a number"},
+      {"1 1:\n", "t.svm:1:5:", "value '' is not a number"},
+      {"1 -1:0.5\n", "t.svm:1:3:", "feature index '-1' is not a positive integer"},
+      {"1 :0.5\n", "t.svm:1:3:", "is not a positive integer"},
+      {"1 1.5:2\n", "t.svm:1:3:", "feature index '1.5' is not a positive integer"},
+      {"1 1:1 abc\n", "t.svm:1:7:", "expected INDEX:VALUE, got 'abc'"},
+      {"1:0.5 2:1\n", "t.svm:1:1:", "missing label"},
+      {"1 1:1\n2:1 3:1\n", "t.svm:2:1:", "missing label"},
+      {"nan 1:1\n", "t.svm:1:1:", "not finite"},
+      {"-1 1:1\n+inf 1:1\n", "t.svm:2:1:", "not finite"},
+      {"1 2147483649:1\n", "t.svm:1:3:", "exceeds the maximum 2147483648"},
+      {"1 1099511627776:1\n", "t.svm:1:3:", "exceeds the maximum"},                // 2^40
+      {"1 99999999999999999999999:1\n", "t.svm:1:3:", "exceeds the maximum"},      // > 2^64
+      {"# c\n\n1 1:1\r\n\r\n-1 1:x\r\n", "t.svm:5:6:", "'x' is not a number"},  // blank, comment, CRLF lines count
+      {"\xEF\xBB\xBF" "1 0:1\n", "t.svm:1:3:", "index 0"},
+  }));
+  CAPTURE(c.text);
+  CHECK_THROWS_AS(libsvm(c.text), InputError);
+  CHECK_THROWS_WITH(libsvm(c.text), Contains(c.where) && Contains(c.what));
+}
+
+TEST_CASE("libsvm: empty, blank and binary inputs are rejected by name", "[io]") {
+  CHECK_THROWS_WITH(libsvm(""), Contains("t.svm") && Contains("no examples"));
+  CHECK_THROWS_WITH(libsvm("  \n\t\n \r\n\n"), Contains("t.svm") && Contains("no examples"));
+  CHECK_THROWS_WITH(libsvm("# only\n# comments\n"), Contains("t.svm") && Contains("no examples"));
+  CHECK_THROWS_WITH(libsvm("\xEF\xBB\xBF"), Contains("t.svm") && Contains("no examples"));
+  const std::string garbage("\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0", 24);
+  CHECK_THROWS_WITH(libsvm(garbage), Contains("t.svm") && Contains("binary data"));
+  CHECK_THROWS_WITH(libsvm(std::string("1 1:1\n-1 2:1\n\0\0", 15)), Contains("t.svm") && Contains("binary data"));
+}
+
+TEST_CASE("read_dataset: files, format detection, errors name the path", "[io]") {
+  TempDir dir;
+  const std::string text = "1 1:0.5 3:2\n-1 2:1\n";
+  const std::string svm = dir.file("a.svm");
+  write_text(svm, text);
+  const Dataset ds = pegasos::read_dataset(svm, {});
+  require_same_data(ds, libsvm(text));
+  CHECK(ds.source == svm);
+
+  SECTION("empty and whitespace-only files") {
+    write_text(dir.file("empty.svm"), "");
+    CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("empty.svm"), {}),
+                      Contains(dir.file("empty.svm")) && Contains("no examples"));
+    write_text(dir.file("blank.svm"), "\n  \n\t\n");
+    CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("blank.svm"), {}),
+                      Contains(dir.file("blank.svm")) && Contains("no examples"));
+  }
+  SECTION("binary garbage") {
+    std::string garbage;
+    pegasos::Rng rng(99);
+    for (int i = 0; i < 4096; ++i) garbage += static_cast<char>(rng.below(256));
+    garbage[17] = '\0';
+    write_text(dir.file("garbage.svm"), garbage);
+    CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("garbage.svm"), {}),
+                      Contains(dir.file("garbage.svm")) && Contains("binary data"));
+  }
+  SECTION("errors carry the path and the absolute line") {
+    write_text(dir.file("bad.svm"), "1 1:1\n# comment\n-1 2:1\n1 3:1 3:2\n");
+    CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("bad.svm"), {}),
+                      Contains(dir.file("bad.svm") + ":4:7:") && Contains("repeated"));
+  }
+  SECTION("missing file and directory") {
+    CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("nope.svm"), {}),
+                      Contains(dir.file("nope.svm")) && Contains("cannot open"));
+    fs::create_directory(dir.file("sub.svm"));
+    CHECK_THROWS_AS(pegasos::read_dataset(dir.file("sub.svm"), {}), InputError);
+  }
+  SECTION("a .csv or .tsv extension selects CSV; an explicit format overrides it") {
+    write_text(dir.file("a.csv"), "y,f1,f2,f3\n1,0.5,0,2\n-1,0,1,0\n");
+    require_same_data(pegasos::read_dataset(dir.file("a.csv"), {}), ds);
+    write_text(dir.file("a.tsv"), "1\t0.5\t0\t2\n-1\t0\t1\t0\n");
+    require_same_data(pegasos::read_dataset(dir.file("a.tsv"), {}), ds);
+    write_text(dir.file("a.txt"), "1,0.5,0,2\n-1,0,1,0\n");
+    ReadOptions opt;
+    opt.format = pegasos::DataFormat::kCsv;
+    require_same_data(pegasos::read_dataset(dir.file("a.txt"), opt), ds);
+    write_text(dir.file("b.csv"), text);
+    opt.format = pegasos::DataFormat::kLibsvm;
+    require_same_data(pegasos::read_dataset(dir.file("b.csv"), opt), ds);
+  }
+}
+
+TEST_CASE("read_dataset: gzip input is detected by content", "[io]") {
+  TempDir dir;
+  const BigText big = make_big_text(7, 200000);
+  const std::string text = big.text();
+  const Dataset plain = libsvm(text);
+
+  SECTION("one member, .gz name") {
+    write_gzip(dir.file("d.svm.gz"), text);
+    require_same_data(pegasos::read_dataset(dir.file("d.svm.gz"), {}), plain);
+  }
+  SECTION("no .gz in the name") {
+    write_gzip(dir.file("d.svm"), text);
+    require_same_data(pegasos::read_dataset(dir.file("d.svm"), {}), plain);
+    CHECK(pegasos::read_file_bytes(dir.file("d.svm")) == text);
+  }
+  SECTION("concatenated members (cat a.gz b.gz)") {
+    write_gzip(dir.file("d.svm.gz"), text, 3);
+    require_same_data(pegasos::read_dataset(dir.file("d.svm.gz"), {}), plain);
+  }
+  SECTION("CSV inside .csv.gz") {
+    write_gzip(dir.file("d.csv.gz"), "y,a,b\n1,1,0\n-1,0,2\n");
+    const Dataset ds = pegasos::read_dataset(dir.file("d.csv.gz"), {});
+    CHECK(ds.size() == 2);
+    CHECK(ds.indices == std::vector<std::uint32_t>{0, 1});
+  }
+  SECTION("a truncated gzip file is an error naming the file") {
+    write_gzip(dir.file("full.gz"), text);
+    const std::string bytes = read_text(dir.file("full.gz"));
+    write_text(dir.file("cut.svm.gz"), bytes.substr(0, bytes.size() / 2));
+    CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("cut.svm.gz"), {}),
+                      Contains(dir.file("cut.svm.gz")) && Contains("gzip"));
+  }
+  SECTION("line numbers inside gzip data") {
+    write_gzip(dir.file("bad.svm.gz"), "1 1:1\n-1 2:1\n\n1 0:1\n");
+    CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("bad.svm.gz"), {}),
+                      Contains(dir.file("bad.svm.gz") + ":4:3:") && Contains("index 0"));
+  }
+}
+
+TEST_CASE("libsvm: a multi-chunk parse equals a line-by-line brute-force parse", "[io]") {
+  // > 10 MB: at least three 4 MB parse chunks.
+  const BigText big = make_big_text(2024, std::size_t{10} << 20 | 12345);
+  const std::string text = big.text();
+  REQUIRE(text.size() > (std::size_t{10} << 20));
+  const Dataset ds = libsvm(text);
+  const Csr ref = brute_force_libsvm(text);
+  REQUIRE(ds.size() == ref.labels.size());
+  REQUIRE(ds.row_ptr == ref.row_ptr);
+  REQUIRE(ds.indices == ref.indices);
+  REQUIRE(bits(ds.values) == bits(ref.values));
+  REQUIRE(row_labels(ds) == ref.labels);
+  REQUIRE(ds.dimension == ref.dimension);
+  REQUIRE(ds.classes == std::vector<std::string>{"-1", "1"});
+
+  // The same bytes read from a file (memory-mapped) give the same arrays.
+  TempDir dir;
+  write_text(dir.file("big.svm"), text);
+  require_same_data(pegasos::read_dataset(dir.file("big.svm"), {}), ds);
+}
+
+TEST_CASE("libsvm: errors in late chunks report the absolute line number", "[io]") {
+  BigText big = make_big_text(77, std::size_t{10} << 20 | 999);
+  TempDir dir;
+  const std::size_t n = big.lines.size();
+  // First line starting beyond 6 MB (second chunk) and one near the end (last chunk).
+  std::size_t middle = 0;
+  for (std::size_t o = 0; middle < n; ++middle) {
+    if (o > (std::size_t{6} << 20)) break;
+    o += big.lines[middle].size() + big.terminators[middle].size();
+  }
+  const std::size_t late = n - 3;
+  REQUIRE(big.offset(late) > (std::size_t{8} << 20));
+
+  SECTION("one error on a late line") {
+    big.lines[late] = "-1 5:1 3:1";
+    write_text(dir.file("big.svm"), big.text());
+    CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("big.svm"), {}),
+                      Contains(dir.file("big.svm") + ":" + std::to_string(late + 1) + ":8:") &&
+                          Contains("smaller than the previous index 5"));
+  }
+  SECTION("two errors in different chunks: the first one is reported") {
+    big.lines[late] = "1 0:1";
+    big.lines[middle] = "1 1:1 2:nan";
+    CHECK_THROWS_WITH(libsvm(big.text()),
+                      Contains("t.svm:" + std::to_string(middle + 1) + ":9:") && Contains("NaN"));
+  }
+}
+
+// ===========================================================================
+// CSV
+
+TEST_CASE("csv: header detection and label column by index, from the end, or by name", "[io]") {
+  // Every layout below holds the same two rows: (label 1: 0.5, 0) and (label -1: 0, 2.5).
+  const Dataset expected = libsvm("1 1:0.5 2:0\n-1 2:2.5\n");
+  ReadOptions last;
+  last.label_column = -1;
+  ReadOptions by_name;
+  by_name.label_column_name = "y";
+  ReadOptions middle;
+  middle.label_column = 1;
+
+  require_same_data(csv("label,f1,f2\n1,0.5,0\n-1,0,2.5\n"), expected);
+  require_same_data(csv("1,0.5,0\n-1,0,2.5\n"), expected);            // no header
+  require_same_data(csv("f1,f2,label\n0.5,0,1\n0,2.5,-1\n", last), expected);
+  require_same_data(csv("0.5,0,1\n0,2.5,-1\n", last), expected);
+  require_same_data(csv("f1,y,f2\n0.5,1,0\n0,-1,2.5\n", by_name), expected);
+  require_same_data(csv("0.5,+1,0\n0,-1.0,2.5\n", middle), expected);
+  require_same_data(csv("\"y\",\"f1\",\"f2\"\n\"1\",0.5,0\n-1,0,2.5\n"), expected);  // quoted fields
+  require_same_data(csv("\xEF\xBB\xBF" "y,f1,f2\r\n1,0.5,0\r\n\r\n-1, 0 ,2.5\r\n", by_name), expected);
+  require_same_data(csv("\n\ny,f1,f2\n1,0.5,0\n-1,0,2.5\n"), expected);  // leading blank lines
+  // Dimension is the number of feature columns, even when the last is all zero.
+  const Dataset zeros = csv("y,a,b,c\nham,1,0,0\nspam,0,2,0\n");
+  CHECK(zeros.dimension == 3);
+  CHECK(zeros.classes == std::vector<std::string>{"ham", "spam"});
+  CHECK(zeros.labels == std::vector<int>{0, 1});
+}
+
+TEST_CASE("csv: tab and semicolon delimiters", "[io]") {
+  const Dataset expected = libsvm("spam 1:0.5 3:-1\nham 2:2.5\n");
+  require_same_data(csv("label\tf1\tf2\tf3\nspam\t0.5\t0\t-1\nham\t0\t2.5\t0\n"), expected);
+  require_same_data(csv("label;f1;f2;f3\nspam;0.5;0;-1\nham;0;2.5;0\n"), expected);
+  require_same_data(csv("spam;0.5;0;-1\nham;0;2.5;0\n"), expected);
+}
+
+TEST_CASE("csv: malformed rows name file:line:column", "[io]") {
+  struct Case {
+    std::string text, where, what;
+  };
+  const Case c = GENERATE(values<Case>({
+      {"1,2,3\n1,2\n", "t.csv:2:4:", "expected 3 fields, found 2"},
+      {"y,a,b\n1,2,3\n-1,2\n", "t.csv:3:5:", "expected 3 fields, found 2"},
+      {"1,2,3\n1,2,3,4\n", "t.csv:2:7:", "too many fields: expected 3"},
+      {"1,2,3\n1,,3\n", "t.csv:2:3:", "empty field 2"},
+      {"1,2,3\n-1,2,\n", "t.csv:2:6:", "empty field 3"},
+      {"1,2,3\n,2,3\n", "t.csv:2:1:", "missing label"},
+      {"1,2,3\n1,x,3\n", "t.csv:2:3:", "value 'x' is not a number"},
+      {"y,a,b\n1,2,3\n1,2,nan\n", "t.csv:3:5:", "NaN"},
+      {"y;a;b\n1;2;3\n1;2;1e999\n", "t.csv:3:5:", "out of range"},
+      {"\n\ny\ta\n1\t2\n\n-1\tx\n", "t.csv:6:4:", "'x' is not a number"},
+      {"y,a,b\r\n1,2,3\r\n1,2,3,4\r\n", "t.csv:3:7:", "too many fields"},
+  }));
+  CAPTURE(c.text);
+  CHECK_THROWS_AS(csv(c.text), InputError);
+  CHECK_THROWS_WITH(csv(c.text), Contains(c.where) && Contains(c.what));
+}
+
+TEST_CASE("csv: layout errors", "[io]") {
+  ReadOptions by_name;
+  by_name.label_column_name = "label";
+  CHECK_THROWS_WITH(csv("y,a,b\n1,2,3\n", by_name), Contains("t.csv:1:") && Contains("no column named 'label'"));
+  ReadOptions far;
+  far.label_column = 3;
+  CHECK_THROWS_WITH(csv("1,2,3\n", far), Contains("t.csv:1:") && Contains("label_column 3 is outside the 3 fields"));
+  far.label_column = -4;
+  CHECK_THROWS_WITH(csv("1,2,3\n", far), Contains("outside the 3 fields"));
+  CHECK_THROWS_WITH(csv("\n\n1\n2\n"), Contains("t.csv:3:") && Contains("at least one feature"));
+  CHECK_THROWS_WITH(csv(""), Contains("t.csv") && Contains("no examples"));
+  CHECK_THROWS_WITH(csv("y,a,b\n"), Contains("t.csv") && Contains("no examples"));
+  CHECK_THROWS_WITH(csv(std::string("1,2\0,3\n", 7)), Contains("t.csv") && Contains("binary data"));
+}
+
+// ===========================================================================
+// Dataset::remap_classes
+
+TEST_CASE("Dataset::remap_classes re-expresses labels and reports unknown ones", "[io]") {
+  ReadOptions opt;
+  opt.require_labels = false;
+  Dataset ds = libsvm("a 1:1\nb 1:1\nc 1:1\nb 1:1\n2:1\n", opt);
+  REQUIRE(ds.classes == std::vector<std::string>{"a", "b", "c"});
+  REQUIRE(ds.labels == std::vector<int>{0, 1, 2, 1, -1});
+
+  SECTION("target with a subset in another order") {
+    const auto unknown = ds.remap_classes({"c", "x", "a"});
+    CHECK(unknown == std::vector<std::string>{"b"});
+    CHECK(ds.classes == std::vector<std::string>{"c", "x", "a"});
+    CHECK(ds.labels == std::vector<int>{2, -1, 0, -1, -1});
+  }
+  SECTION("a permutation keeps every row") {
+    const auto unknown = ds.remap_classes({"b", "c", "a"});
+    CHECK(unknown.empty());
+    CHECK(ds.labels == std::vector<int>{2, 0, 1, 0, -1});
+    CHECK(row_labels(ds) == std::vector<std::string>{"a", "b", "c", "b", ""});
+  }
+}
+
+// ===========================================================================
+// Model files
+
+TEST_CASE("model: save -> load is exact", "[io]") {
+  struct Case {
+    std::size_t classes;
+    std::uint32_t dimension;
+    std::vector<double> density;
+    std::vector<bool> dense;  // expected storage form per output
+  };
+  const Case c = GENERATE(values<Case>({
+      {2, 50, {1.0}, {true}},
+      {2, 400, {0.05}, {false}},
+      {2, 7, {0.0}, {false}},  // all-zero weights
+      {3, 60, {1.0, 0.1, 0.0}, {true, false, false}},
+      {3, 500, {0.9, 0.7, 0.02}, {true, true, false}},
+  }));
+  CAPTURE(c.classes, c.dimension);
+  const Model m = make_model(c.classes, c.dimension, c.density, 1234 + c.dimension);
+  const std::string text = pegasos::model_to_json(m);
+  const json j = json::parse(text);
+  REQUIRE(j["weights"].size() == c.dense.size());
+  for (std::size_t k = 0; k < c.dense.size(); ++k) {
+    CAPTURE(k);
+    CHECK(j["weights"][k].is_array() == c.dense[k]);
+    CHECK(j["weights"][k].is_object() == !c.dense[k]);
+  }
+  CHECK(j["format_version"] == pegasos::kModelFormatVersion);
+
+  TempDir dir;
+  const std::string path = dir.file("model.json");
+  pegasos::save_model(m, path);
+  CHECK(read_text(path) == text);
+  const Model back = pegasos::load_model(path);
+  require_same_model(back, m);
+  // And once more: the re-serialised model is byte-identical.
+  CHECK(pegasos::model_to_json(back) == text);
+}
+
+TEST_CASE("model: scores and predictions", "[io]") {
+  Model m = make_model(3, 4, {1.0, 1.0, 1.0}, 5);
+  m.weights = {1, 0, 0,  //
+               0, 1, 0,  //
+               0, 0, 1,  //
+               1, 1, 1};
+  m.bias = {0.0, 0.5, -0.5};
+  const std::vector<std::uint32_t> idx{0, 2, 3, 10};  // 10 is beyond the dimension: ignored
+  const std::vector<float> val{2.0f, 3.0f, 1.0f, 100.0f};
+  pegasos::RowView row{val.data(), idx.data(), 4, -1, 0};
+  double s[3];
+  m.scores(row, s);
+  CHECK(s[0] == 3.0);
+  CHECK(s[1] == 1.5);
+  CHECK(s[2] == 3.5);
+  CHECK(m.predict_class(s) == 2);
+
+  Model b = make_model(2, 3, {1.0}, 6);
+  b.weights = {1.0, -2.0, 0.5};
+  b.bias = {-1.0};
+  b.scores(row, s);  // 2*1 + 3*0.5 - 1; index 3 and 10 are beyond dimension 3
+  CHECK(s[0] == 2.5);
+  CHECK(b.predict_class(s) == 1);
+  const double zero = 0.0;
+  CHECK(b.predict_class(&zero) == 0);  // positive only when the score is > 0
+}
+
+TEST_CASE("model: malformed model files are rejected naming the file and field", "[io]") {
+  const json base = small_model_json();
+  REQUIRE_NOTHROW(from(base));
+  const std::string text = base.dump();
+  REQUIRE(text.find("12345.5") != std::string::npos);
+
+  auto with = [&](const std::function<void(json&)>& change) {
+    json j = base;
+    change(j);
+    return j;
+  };
+  auto err = [](const std::string& a, const std::string& b) { return ContainsAll({"m.json", a, b}); };
+
+  SECTION("not JSON / not an object") {
+    CHECK_THROWS_WITH(pegasos::model_from_json("this is not json {", "m.json"), err("not a valid model file", ""));
+    CHECK_THROWS_WITH(pegasos::model_from_json(text.substr(0, text.size() / 2), "m.json"), err("not a valid model file", ""));
+    CHECK_THROWS_WITH(pegasos::model_from_json("", "m.json"), err("not a valid model file", ""));
+    CHECK_THROWS_WITH(pegasos::model_from_json("[1, 2]", "m.json"), err("JSON object", ""));
+  }
+  SECTION("missing fields") {
+    for (const char* field : {"format_version", "kind", "classes", "dimension", "outputs", "bias", "weights", "bias_mode"}) {
+      CAPTURE(field);
+      CHECK_THROWS_WITH(from(with([&](json& j) { j.erase(field); })), err(std::string("/") + field, "missing field"));
+    }
+  }
+  SECTION("wrong types") {
+    CHECK_THROWS_WITH(from(with([](json& j) { j["classes"] = 5; })), err("wrong type", ""));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["objective"] = json::array(); })), err("wrong type", ""));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["dimension"] = "4"; })), err("/dimension", "32-bit integer"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["dimension"] = -4; })), err("/dimension", "32-bit integer"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["outputs"] = 1.5; })), err("/outputs", "positive integer"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["format_version"] = "1"; })), err("/format_version", "integer"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["bias"][0] = "x"; })), err("/bias/0", "expected a number, found string"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["bias"] = 0.5; })), err("/bias", "array of 1"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["weights"][0] = "abc"; })), err("/weights/0", "expected an array"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["weights"][0][2] = true; })), err("/weights/0/2", "found boolean"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["kind"] = "tree"; })), err("/kind", "unsupported"));
+  }
+  SECTION("versions") {
+    CHECK_THROWS_WITH(from(with([](json& j) { j["format_version"] = pegasos::kModelFormatVersion + 1; })),
+                      err("/format_version", "newer"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["format_version"] = 0; })), err("/format_version", "invalid"));
+  }
+  SECTION("shapes") {
+    CHECK_THROWS_WITH(from(with([](json& j) { j["weights"][0].erase(3); })), err("/weights/0", "has 3 entries, dimension is 4"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["weights"][0].push_back(1.0); })), err("/weights/0", "has 5 entries"));
+    CHECK_THROWS_WITH(from(with([](json& j) {
+                        const json first = j["weights"][0];
+                        j["weights"].push_back(first);
+                      })),
+                      err("/weights", "1 weight vectors"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["outputs"] = 3; })), err("/outputs", "do not match"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["classes"] = {"a"}; })), err("/classes", "at least two"));
+  }
+  SECTION("non-finite values") {
+    CHECK_THROWS_WITH(from(with([](json& j) { j["weights"][0][1] = "NaN"; })), err("/weights/0/1", "found string"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["weights"][0][1] = nullptr; })), err("/weights/0/1", "found null"));
+    // JSON has no NaN/inf literal; 1e999 overflows a double.
+    const std::string huge = replace_all(text, "12345.5", "1e999");
+    CHECK_THROWS_AS(pegasos::model_from_json(huge, "m.json"), InputError);
+    CHECK_THROWS_WITH(pegasos::model_from_json(huge, "m.json"), Contains("m.json"));
+    const std::string huge_bias = replace_all(text, "0.75", "-1e400");
+    CHECK_THROWS_AS(pegasos::model_from_json(huge_bias, "m.json"), InputError);
+    CHECK_THROWS_AS(pegasos::model_from_json(replace_all(text, "12345.5", "NaN"), "m.json"), InputError);
+  }
+  SECTION("sparse weights") {
+    auto sparse = [&](json idx, json val) {
+      return with([&](json& j) { j["weights"][0] = {{"indices", idx}, {"values", val}}; });
+    };
+    const Model ok = from(sparse({1, 4}, {2.0, -3.0}));
+    CHECK(ok.weights == std::vector<double>{2.0, 0.0, 0.0, -3.0});
+    CHECK_THROWS_WITH(from(sparse({3, 2}, {1.0, 1.0})), err("/weights/0/indices/1", "out of order"));
+    CHECK_THROWS_WITH(from(sparse({2, 2}, {1.0, 1.0})), err("/weights/0/indices/1", "out of order"));
+    CHECK_THROWS_WITH(from(sparse({0}, {1.0})), err("/weights/0/indices/0", "outside 1..4"));
+    CHECK_THROWS_WITH(from(sparse({5}, {1.0})), err("/weights/0/indices/0", "outside 1..4"));
+    CHECK_THROWS_WITH(from(sparse({-1}, {1.0})), err("/weights/0/indices/0", "positive integer"));
+    CHECK_THROWS_WITH(from(sparse({1, 2}, {1.0})), err("/weights/0", "equal length"));
+    CHECK_THROWS_WITH(from(sparse({1}, {"NaN"})), err("/weights/0/values/0", "found string"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["weights"][0] = {{"indices", {1}}}; })), err("values", "missing field"));
+  }
+}
+
+TEST_CASE("model: a model with non-finite weights or bias is refused by model_to_json", "[io]") {
+  const double bad = GENERATE(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                              -std::numeric_limits<double>::infinity());
+  CAPTURE(bad);
+  for (bool dense : {true, false}) {
+    Model m = make_model(3, 20, {dense ? 1.0 : 0.1, 1.0, 0.0}, 3);
+    m.weights[7 * 3 + 0] = bad;
+    CHECK_THROWS_AS(pegasos::model_to_json(m), std::logic_error);
+    CHECK_THROWS_WITH(pegasos::model_to_json(m), Contains("feature 8"));
+  }
+  Model m = make_model(2, 5, {1.0}, 4);
+  m.bias[0] = bad;
+  CHECK_THROWS_AS(pegasos::model_to_json(m), std::logic_error);
+  TempDir dir;
+  CHECK_THROWS(pegasos::save_model(m, dir.file("m.json")));
+  CHECK(dir.entries().empty());  // nothing written, not even a temp file
+}
+
+// ===========================================================================
+// write_file_atomic
+
+TEST_CASE("write_file_atomic replaces content and leaves no temporary files", "[io]") {
+  TempDir dir;
+  const std::string path = dir.file("out.txt");
+  pegasos::write_file_atomic(path, "first version, longer than the second\n");
+  CHECK(read_text(path) == "first version, longer than the second\n");
+  pegasos::write_file_atomic(path, "second");
+  CHECK(read_text(path) == "second");
+  std::string big(3 << 20, 'x');
+  for (std::size_t i = 0; i < big.size(); i += 4099) big[i] = static_cast<char>('a' + i % 26);
+  pegasos::write_file_atomic(path, big);
+  CHECK(read_text(path) == big);
+  pegasos::write_file_atomic(path, "");
+  CHECK(read_text(path).empty());
+  CHECK(dir.entries() == std::vector<std::string>{"out.txt"});
+  struct stat st{};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);
+
+  SECTION("an unwritable target is an error naming it, and leaves nothing behind") {
+    const std::string missing_dir = dir.file("no/such/dir/out.txt");
+    CHECK_THROWS_WITH(pegasos::write_file_atomic(missing_dir, "x"), Contains(missing_dir));
+    fs::create_directory(dir.file("target"));
+    CHECK_THROWS_AS(pegasos::write_file_atomic(dir.file("target"), "x"), InputError);
+    CHECK(dir.entries() == std::vector<std::string>{"out.txt", "target"});
+    CHECK(fs::is_empty(dir.file("target")));
+  }
+}
