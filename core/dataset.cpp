@@ -221,7 +221,7 @@ void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOp
   while (p < end && !is_space(*p)) ++p;
   std::string_view first(tok, static_cast<std::size_t>(p - tok));
   int label = -1;
-  if (first.find(':') != std::string_view::npos && first.substr(0, 4) != "qid:") {
+  if (first.find(':') != std::string_view::npos) {  // a feature (or qid:) where the label belongs
     if (opt.require_labels) {
       throw ParseFailure{col(tok), "missing label: the line starts with feature " + quote(first)};
     }

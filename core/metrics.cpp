@@ -113,7 +113,14 @@ std::optional<OperatingPoint> threshold_for_fpr(const std::vector<double>& score
     fp += gfp;
     // Threshold halfway to the next lower score (or just below this one).
     const double here = scores[order[i]];
-    best_threshold = j < order.size() ? 0.5 * (here + scores[order[j]]) : std::nextafter(here, -INFINITY);
+    if (j < order.size()) {
+      const double next = scores[order[j]];
+      best_threshold = 0.5 * here + 0.5 * next;  // (not 0.5 * (here + next): no overflow for huge scores)
+      // Between adjacent doubles the midpoint rounds onto one of them; `next` still separates the groups.
+      if (!(best_threshold >= next && best_threshold < here)) best_threshold = next;
+    } else {
+      best_threshold = std::nextafter(here, -INFINITY);
+    }
     i = j;
   }
   return operating_point(scores, positive, best_threshold);

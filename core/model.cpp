@@ -120,6 +120,8 @@ Model model_from_json(const std::string& text, const std::string& name) {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(name + ": not a valid model file (JSON parse error at byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {  // e.g. a number that overflows a double (1e999)
+    throw InputError(name + ": not a valid model file (" + e.what() + ")");
   }
   if (!j.is_object()) bad(name, "/", "a model file is a JSON object");
   const json& version = need(j, "format_version", name);

@@ -249,7 +249,10 @@ BigText make_big_text(std::uint64_t seed, std::size_t min_bytes) {
         } else {
           std::snprintf(buf, sizeof buf, "%.9g", (rng.uniform() - 0.5) * 20.0);
         }
-        line += (rng.below(8) == 0 ? "\t" : " ") + std::to_string(index) + ":" + buf;
+        line += rng.below(8) == 0 ? '\t' : ' ';
+        line += std::to_string(index);
+        line += ':';
+        line += buf;
       }
       if (rng.below(40) == 0) line += " # trailing comment 5:5";
     }
@@ -611,6 +614,20 @@ TEST_CASE("libsvm: errors in late chunks report the absolute line number", "[io]
   }
 }
 
+TEST_CASE("read_dataset: normalize_rows scales every row to unit L2 norm", "[io]") {
+  TempDir dir;
+  const std::string text = "1 1:3 2:4\n-1 5:-2\n1\n-1 1:1 2:1 3:1 4:1\n1 7:0\n";
+  write_text(dir.file("n.svm"), text);
+  ReadOptions opt;
+  opt.normalize_rows = true;
+  const Dataset ds = pegasos::read_dataset(dir.file("n.svm"), opt);
+  const Dataset raw = libsvm(text);
+  CHECK(ds.row_ptr == raw.row_ptr);
+  CHECK(ds.indices == raw.indices);
+  CHECK(ds.dimension == raw.dimension);
+  CHECK(ds.values == std::vector<float>{0.6f, 0.8f, -1.0f, 0.5f, 0.5f, 0.5f, 0.5f});  // empty rows stay empty
+}
+
 // ===========================================================================
 // CSV
 
@@ -841,7 +858,12 @@ TEST_CASE("model: malformed model files are rejected naming the file and field",
   }
   SECTION("sparse weights") {
     auto sparse = [&](json idx, json val) {
-      return with([&](json& j) { j["weights"][0] = {{"indices", idx}, {"values", val}}; });
+      return with([&](json& j) {
+        json w = json::object();
+        w["indices"] = idx;
+        w["values"] = val;
+        j["weights"][0] = w;
+      });
     };
     const Model ok = from(sparse({1, 4}, {2.0, -3.0}));
     CHECK(ok.weights == std::vector<double>{2.0, 0.0, 0.0, -3.0});
