@@ -61,7 +61,9 @@ std::string choice(const json& j, const std::string& origin, const std::string& 
 
 const std::vector<ConfigKey>& config_keys() {
   static const std::vector<ConfigKey> keys = {
-      {"objective", "hinge", "hinge"},
+      {"objective", "hinge", "hinge | weighted_hinge | transfer | ova (one-vs-all) | multiclass_hinge (Crammer-Singer)"},
+      {"class_weight", nullptr, "weighted_hinge / ova / multiclass_hinge: \"balanced\" or {\"label\": cost, ...}"},
+      {"source_model", "", "transfer: model file of the source domain (w_R)"},
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
       {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
       {"iterations", 0, "number of Pegasos steps T; 0 = use epochs"},
@@ -150,7 +152,37 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   for (const auto& k : config_keys()) all[k.name] = merged.contains(k.name) ? merged.at(k.name) : k.default_value;
 
   TrainConfig c;
-  c.objective = choice(all["objective"], origin, "objective", {"hinge"});
+  c.objective = choice(all["objective"], origin, "objective",
+                       {"hinge", "weighted_hinge", "transfer", "ova", "multiclass_hinge"});
+  const json& cw = all["class_weight"];
+  if (!cw.is_null()) {
+    if (c.objective != "weighted_hinge" && c.objective != "ova" && c.objective != "multiclass_hinge") {
+      fail(origin, "class_weight", "only used by objective weighted_hinge, ova or multiclass_hinge (objective is '" +
+                                       c.objective + "')");
+    }
+    if (cw.is_string()) {
+      if (cw != "balanced") fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}");
+    } else if (cw.is_object()) {
+      if (cw.empty()) fail(origin, "class_weight", "the object names no class");
+      for (const auto& [label, cost] : cw.items()) {
+        const double v = number(cost, origin, "class_weight/" + label);
+        if (!(v > 0)) fail(origin, "class_weight/" + label, "a cost must be > 0");
+      }
+    } else {
+      fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}, found " + cw.dump());
+    }
+  } else if (c.objective == "weighted_hinge") {
+    fail(origin, "class_weight", "objective weighted_hinge needs class_weight (\"balanced\" or {label: cost})");
+  }
+  c.class_weight = cw;
+  if (!all["source_model"].is_string()) fail(origin, "source_model", "expected a file name");
+  c.source_model = all["source_model"].get<std::string>();
+  if (c.objective == "transfer" && c.source_model.empty()) {
+    fail(origin, "source_model", "objective transfer needs source_model (a model written by pegasos train)");
+  }
+  if (c.objective != "transfer" && !c.source_model.empty()) {
+    fail(origin, "source_model", "only used by objective transfer (objective is '" + c.objective + "')");
+  }
   EngineSettings& e = c.engine;
   e.lambda = number(all["lambda"], origin, "lambda");
   if (!(e.lambda > 0)) fail(origin, "lambda", "must be > 0");
@@ -206,6 +238,8 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
     fail(origin, "max_feature_index", "must be between 1 and 4294967295");
   }
   c.read.max_feature_index = static_cast<std::uint64_t>(max_index);
+  // `--set positive_label=1` arrives as a JSON number: labels are text.
+  if (all["positive_label"].is_number()) all["positive_label"] = all["positive_label"].dump();
   if (!all["positive_label"].is_string()) fail(origin, "positive_label", "expected a string (a label of the data)");
   c.positive_label = all["positive_label"].get<std::string>();
   c.resolved = all;
@@ -221,6 +255,8 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
       merged = json::parse(text, nullptr, true, /*ignore_comments=*/true);
     } catch (const json::parse_error& e) {
       throw ConfigError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    } catch (const json::exception& e) {  // e.g. a number that overflows a double (1e999)
+      throw ConfigError(path + ": invalid JSON: " + e.what());
     }
     if (!merged.is_object()) throw ConfigError(path + ": a configuration file is a JSON object of settings");
     origin = path;

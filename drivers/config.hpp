@@ -17,6 +17,9 @@ struct TrainConfig {
   EngineSettings engine;
   ReadOptions read;
   std::string positive_label;  // binary: which label is +1 ("" = the larger one)
+  // Per-class costs: null (all 1), "balanced", or {label: cost}.
+  nlohmann::json class_weight;
+  std::string source_model;    // transfer: path of the source model
   int threads = 0;             // 0 = all cores
   nlohmann::json resolved;     // every training key with its final value
 };

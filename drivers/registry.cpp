@@ -1,9 +1,14 @@
 #include "drivers/registry.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/errors.hpp"
+#include "core/ova_trainer.hpp"
 #include "objectives/hinge.hpp"
+#include "objectives/multiclass_hinge.hpp"
+#include "objectives/transfer_hinge.hpp"
+#include "objectives/weighted_hinge.hpp"
 
 namespace pegasos {
 namespace {
@@ -15,7 +20,42 @@ std::string class_list(const std::vector<std::string>& classes) {
   return s;
 }
 
-Model package(const TrainConfig& config, const Dataset& train, const TrainResult& r) {
+bool is_binary_objective(const std::string& objective) {
+  return objective == "hinge" || objective == "weighted_hinge" || objective == "transfer";
+}
+
+// Cost per class id from the class_weight setting (all 1 when null).
+std::vector<double> class_costs(const nlohmann::json& class_weight, const Dataset& data) {
+  const std::size_t K = data.classes.size();
+  std::vector<double> cost(K, 1.0);
+  if (class_weight.is_null()) return cost;
+  if (class_weight.is_string()) {  // "balanced": n / (K · n_k)
+    const auto counts = data.class_counts();
+    for (std::size_t k = 0; k < K; ++k) {
+      cost[k] = static_cast<double>(data.size()) / (static_cast<double>(K) * static_cast<double>(counts[k]));
+    }
+    return cost;
+  }
+  for (const auto& [label, value] : class_weight.items()) {
+    const std::string name = canonical_label(label);
+    auto it = std::find(data.classes.begin(), data.classes.end(), name);
+    if (it == data.classes.end()) {
+      throw ConfigError("class_weight: label '" + label + "' does not occur in " + data.source + " (labels: " +
+                        class_list(data.classes) + ")");
+    }
+    cost[static_cast<std::size_t>(it - data.classes.begin())] = value.get<double>();
+  }
+  return cost;
+}
+
+double mean_cost(const std::vector<double>& cost, const Dataset& data) {
+  const auto counts = data.class_counts();
+  double sum = 0.0;
+  for (std::size_t k = 0; k < cost.size(); ++k) sum += cost[k] * static_cast<double>(counts[k]);
+  return sum / static_cast<double>(data.size());
+}
+
+Model package(const TrainConfig& config, const Dataset& train, const TrainResult& r, double regulariser) {
   Model m;
   m.objective = config.objective;
   m.classes = train.classes;
@@ -34,8 +74,56 @@ Model package(const TrainConfig& config, const Dataset& train, const TrainResult
                 {"iterations", r.iterations},
                 {"epochs", r.epochs},
                 {"converged", r.converged},
-                {"objective", r.objective}};
+                {"objective", r.objective},
+                {"regularizer", regulariser},
+                {"class_cost", class_costs(config.class_weight, train)}};
   return m;
+}
+
+// λ/2 (‖W‖² + bias² when the bias is a regularised feature), from trained weights.
+double plain_regulariser(double lambda, const TrainResult& r, BiasMode bias) {
+  double sq = squared_norm(r.weights);
+  if (bias == BiasMode::kFeature) sq += squared_norm(r.bias);
+  return lambda / 2 * sq;
+}
+
+Model train_transfer(const TrainConfig& config, const Dataset& train,
+                     const std::function<bool(const EpochInfo&)>& on_epoch) {
+  const Model source = load_model(config.source_model);
+  if (source.classes != train.classes) {
+    throw InputError(config.source_model + ": the source model's labels (" + class_list(source.classes) +
+                     ") differ from the training data's (" + class_list(train.classes) + ")");
+  }
+  if (!source.binary()) throw InputError(config.source_model + ": transfer needs a binary source model");
+  if (source.settings.value("normalize", "none") != config.resolved.value("normalize", "none")) {
+    throw InputError(config.source_model + ": the source model was trained with normalize=" +
+                     source.settings.value("normalize", "none") + ", the target with normalize=" +
+                     config.resolved.value("normalize", "none") + " (featurizations differ)");
+  }
+  // o_i = w_R·x_i once per example; w_R is zero where the source never saw a feature.
+  std::vector<double> offset(train.size());
+  tbb::parallel_for(std::size_t{0}, train.size(), [&](std::size_t i) {
+    const RowView x = train.row(i);
+    double s = 0.0;
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      if (x.indices[j] < source.dimension) s += static_cast<double>(x.values[j]) * source.weights[x.indices[j]];
+    }
+    offset[i] = s;
+  });
+  double source_loss = 0.0;
+  for (std::size_t i = 0; i < train.size(); ++i) {
+    const double y = train.labels[i] == 1 ? 1.0 : -1.0;
+    source_loss += std::max(0.0, 1.0 - y * offset[i]);
+  }
+  source_loss /= static_cast<double>(train.size());
+  TrainResult r = pegasos::train(train, TransferHinge(1, std::move(offset), source_loss), config.engine, on_epoch);
+  const double regulariser = plain_regulariser(config.engine.lambda, r, config.engine.bias);  // λ/2‖w − w_R‖²
+  // w = w_R + u, over the union of both feature spaces.
+  const std::uint32_t dim = std::max(r.dimension, source.dimension);
+  r.weights.resize(dim, 0.0);
+  for (std::uint32_t j = 0; j < source.dimension; ++j) r.weights[j] += source.weights[j];
+  r.dimension = dim;
+  return package(config, train, r, regulariser);
 }
 
 }  // namespace
@@ -45,44 +133,81 @@ void prepare_labels(const TrainConfig& config, Dataset& train) {
     throw InputError(train.source + ": only one class (" + class_list(train.classes) +
                      ") in the training data; a classifier needs at least two");
   }
-  if (config.objective == "hinge") {
-    if (train.classes.size() != 2) {
-      throw InputError(train.source + ": objective 'hinge' is binary but the data has " +
-                       std::to_string(train.classes.size()) + " classes (" + class_list(train.classes) + ")");
+  const bool binary = is_binary_objective(config.objective) || train.classes.size() == 2;
+  if (is_binary_objective(config.objective) && train.classes.size() != 2) {
+    throw InputError(train.source + ": objective '" + config.objective + "' is binary but the data has " +
+                     std::to_string(train.classes.size()) + " classes (" + class_list(train.classes) +
+                     "); use objective ova or multiclass_hinge");
+  }
+  if (!config.positive_label.empty()) {
+    if (!binary) throw ConfigError("positive_label: only meaningful for two classes");
+    const std::string pos = canonical_label(config.positive_label);
+    auto it = std::find(train.classes.begin(), train.classes.end(), pos);
+    if (it == train.classes.end()) {
+      throw ConfigError("positive_label: '" + config.positive_label + "' is not a label of " + train.source +
+                        " (labels: " + class_list(train.classes) + ")");
     }
-    if (!config.positive_label.empty()) {
-      const std::string pos = canonical_label(config.positive_label);
-      auto it = std::find(train.classes.begin(), train.classes.end(), pos);
-      if (it == train.classes.end()) {
-        throw ConfigError("positive_label: '" + config.positive_label + "' is not a label of " + train.source +
-                          " (labels: " + class_list(train.classes) + ")");
-      }
-      if (it == train.classes.begin()) train.remap_classes({train.classes[1], train.classes[0]});
-    }
+    if (it == train.classes.begin()) train.remap_classes({train.classes[1], train.classes[0]});
   }
 }
 
 Model train_model(const TrainConfig& config, const Dataset& train,
                   const std::function<bool(const EpochInfo&)>& on_epoch) {
-  if (config.objective == "hinge") {
-    return package(config, train, pegasos::train(train, Hinge(1), config.engine, on_epoch));
+  const EngineSettings& s = config.engine;
+  const std::vector<double> cost = class_costs(config.class_weight, train);
+  const double cbar = mean_cost(cost, train);
+  const std::size_t K = train.classes.size();
+  auto binary_result = [&](const TrainResult& r) { return package(config, train, r, plain_regulariser(s.lambda, r, s.bias)); };
+
+  if (config.objective == "hinge") return binary_result(pegasos::train(train, Hinge(1), s, on_epoch));
+  if (config.objective == "weighted_hinge") return binary_result(pegasos::train(train, WeightedHinge(1, cost, cbar), s, on_epoch));
+  if (config.objective == "transfer") return train_transfer(config, train, on_epoch);
+  if (config.objective == "multiclass_hinge") {
+    return binary_result(pegasos::train(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch));
+  }
+  if (config.objective == "ova") {
+    // Two classes: one-vs-all is the binary problem itself.
+    if (K == 2) return binary_result(pegasos::train(train, WeightedHinge(1, cost, cbar), s, on_epoch));
+    const TrainResult r = train_one_vs_all(train, static_cast<int>(K), s,
+                                           [&](int k) { return WeightedHinge(k, cost, cbar); });
+    return binary_result(r);
   }
   throw ConfigError("objective: '" + config.objective + "' is not available");
 }
 
 double model_objective(const Model& model, const Dataset& data) {
-  const double lambda = model.settings.value("lambda", 0.0);
-  double reg = model.weight_squared_norm();
-  if (model.bias_mode == "feature") {
-    for (double b : model.bias) reg += b * b;
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (data.labels[i] >= 0) rows.push_back(i);
   }
-  if (model.objective == "hinge") {
-    std::vector<std::size_t> rows;
-    for (std::size_t i = 0; i < data.size(); ++i) {
-      if (data.labels[i] >= 0) rows.push_back(i);
+  const double lambda = model.settings.value("lambda", 0.0);
+  double regulariser = 0.0;
+  if (auto it = model.training.find("regularizer"); it != model.training.end() && it->is_number()) {
+    regulariser = it->get<double>();
+  } else {
+    regulariser = lambda / 2 * (model.weight_squared_norm() + (model.bias_mode == "feature" ? squared_norm(model.bias) : 0.0));
+  }
+  if (rows.empty()) return regulariser;
+  const std::size_t K = model.classes.size();
+  std::vector<double> cost(K, 1.0);
+  if (auto it = model.training.find("class_cost"); it != model.training.end() && it->is_array() && it->size() == K) {
+    cost = it->get<std::vector<double>>();
+  }
+  // The objective's mean cost only sets a projection radius: irrelevant here.
+  const std::string& o = model.objective;
+  if (o == "hinge" || o == "transfer") return regulariser + mean_loss(data, Hinge(1), model.weights, model.bias, rows);
+  if (model.binary()) return regulariser + mean_loss(data, WeightedHinge(1, cost, 1.0), model.weights, model.bias, rows);
+  if (o == "multiclass_hinge") {
+    return regulariser + mean_loss(data, MulticlassHinge(static_cast<int>(K), cost, 1.0), model.weights, model.bias, rows);
+  }
+  if (o == "ova") {  // sum of the K binary objectives
+    double loss = 0.0;
+    for (std::size_t k = 0; k < K; ++k) {
+      std::vector<double> w(model.dimension);
+      for (std::size_t j = 0; j < model.dimension; ++j) w[j] = model.weights[j * K + k];
+      loss += mean_loss(data, WeightedHinge(static_cast<int>(k), cost, 1.0), w, {model.bias[k]}, rows);
     }
-    if (rows.empty()) return lambda / 2 * reg;
-    return lambda / 2 * reg + mean_loss(data, Hinge(1), model.weights, model.bias, rows);
+    return regulariser + loss;
   }
   throw InputError("objective '" + model.objective + "' of the model is not known to this pegasos");
 }

@@ -1,0 +1,56 @@
+// One-vs-all: K independent binary problems ("class k vs the rest") trained in
+// parallel with TBB over one shared dataset. Each problem sees the labels only
+// through its objective (label == k ⇒ +1), so nothing is copied per class.
+//
+// Determinism: class k's random stream is derived from (seed, k) before going
+// parallel, and each result goes into its own preallocated slot, so the model
+// is bit-identical for any thread count (cf. scikit-learn's _fit_multiclass,
+// which draws per-class seeds up front, and LIBLINEAR's train()).
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+
+#include "core/engine.hpp"
+#include "core/random.hpp"
+
+namespace pegasos {
+
+// make_objective(k) returns the binary objective for class k.
+// on_class_done(k, result) is called (from a worker thread) as each finishes.
+template <class MakeObjective>
+TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSettings& settings,
+                             MakeObjective make_objective,
+                             const std::function<void(int, const TrainResult&)>& on_class_done = {}) {
+  const std::size_t K = static_cast<std::size_t>(classes);
+  std::vector<TrainResult> per_class(K);
+  std::vector<EngineSettings> per_settings(K, settings);
+  for (std::size_t k = 0; k < K; ++k) per_settings[k].seed = derive_seed(settings.seed, k);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, K, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t k = r.begin(); k != r.end(); ++k) {
+      per_class[k] = train(data, make_objective(static_cast<int>(k)), per_settings[k]);
+      if (on_class_done) on_class_done(static_cast<int>(k), per_class[k]);
+    }
+  });
+
+  TrainResult out;
+  out.dimension = data.dimension;
+  out.outputs = classes;
+  out.weights.assign(static_cast<std::size_t>(data.dimension) * K, 0.0);
+  out.bias.assign(K, 0.0);
+  out.converged = true;
+  for (std::size_t k = 0; k < K; ++k) {
+    const TrainResult& r = per_class[k];
+    for (std::size_t j = 0; j < data.dimension; ++j) out.weights[j * K + k] = r.weights[j];
+    out.bias[k] = r.bias[0];
+    out.iterations += r.iterations;
+    out.epochs = std::max(out.epochs, r.epochs);
+    out.converged = out.converged && r.converged;
+    out.objective += r.objective;  // the OvA objective is the sum of the K binary ones
+  }
+  return out;
+}
+
+}  // namespace pegasos
