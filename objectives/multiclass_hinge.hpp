@@ -41,7 +41,7 @@ class MulticlassHinge {
     coeff[r] = cost(x);
     return true;
   }
-  double projection_radius(double lambda) const { return std::sqrt(mean_cost_ / lambda); }
+  double projection_radius(double lambda) const { return std::sqrt(mean_cost_) / std::sqrt(lambda); }
 
  private:
   int most_violating(int y, const double* scores) const {

@@ -44,7 +44,7 @@ class TransferHinge {
   double projection_radius(double lambda) const {
     // Never smaller than a tiny positive radius (L_R = 0: w_R already separates
     // the target data with margin, and u* = 0).
-    return std::sqrt(std::max(source_loss_, 1e-12) / lambda);
+    return std::sqrt(std::max(source_loss_, 1e-12)) / std::sqrt(lambda);
   }
 
  private:

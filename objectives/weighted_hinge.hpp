@@ -43,7 +43,7 @@ class WeightedHinge {
     coeff[0] = y * scores[0] < 1.0 ? -cost(x) * y : 0.0;
     return coeff[0] != 0.0;
   }
-  double projection_radius(double lambda) const { return std::sqrt(mean_cost_ / lambda); }
+  double projection_radius(double lambda) const { return std::sqrt(mean_cost_) / std::sqrt(lambda); }
 
  private:
   double cost(const RowView& x) const { return cost_[static_cast<std::size_t>(x.label)]; }

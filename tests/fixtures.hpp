@@ -44,6 +44,34 @@ inline pegasos::Dataset gaussian(std::size_t n, std::uint32_t d, std::uint64_t s
   return ds;
 }
 
+// K Gaussian blobs (class k centred at 2·e_k scaled by `spread`⁻¹), rows
+// scaled to norm ≤ 1. Small `spread` makes the classes separable.
+inline pegasos::Dataset blobs(std::size_t n, std::uint32_t d, int K, std::uint64_t seed, double spread) {
+  pegasos::Rng rng(seed);
+  pegasos::Dataset ds;
+  for (int k = 0; k < K; ++k) ds.classes.push_back("c" + std::to_string(k));
+  ds.source = "blobs";
+  auto normal = [&] {
+    const double u1 = rng.uniform() + 1e-12, u2 = rng.uniform();
+    return std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const int label = static_cast<int>(i % static_cast<std::size_t>(K));
+    std::vector<std::uint32_t> idx;
+    std::vector<float> val;
+    for (std::uint32_t j = 0; j < d; ++j) {
+      idx.push_back(j);
+      val.push_back(static_cast<float>((j == static_cast<std::uint32_t>(label) % d ? 1.0 : 0.0) + spread * normal()));
+    }
+    double sq = 0;
+    for (float v : val) sq += double(v) * v;
+    for (float& v : val) v = static_cast<float>(v / std::sqrt(sq));
+    ds.append_row(idx, val, label);
+  }
+  ds.dimension = d;
+  return ds;
+}
+
 // Dense copy for the reference solver; `bias_feature` appends a constant 1.
 inline reference::Problem to_problem(const pegasos::Dataset& ds, bool bias_feature = false) {
   reference::Problem p;

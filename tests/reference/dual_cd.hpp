@@ -4,6 +4,9 @@
 // with dense vectors and no code shared with the engine. With C = 1/(λn) the
 // dual is  max_α Σα_i − ½‖Σ α_i y_i x_i‖²,  0 ≤ α_i ≤ C,  and w = Σ α_i y_i x_i.
 // Run to a tiny projected-gradient violation it gives P* to ~1e-10.
+// Per-example costs c_i bound α_i ≤ C·c_i; offsets o_i shift every score
+// (the margin target becomes 1 − y_i o_i), which is the transfer objective in
+// u = w − w_R.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +21,7 @@ struct Problem {
   std::vector<std::vector<double>> x;  // dense rows
   std::vector<double> y;               // ±1
   std::vector<double> weight;          // per-example cost multiplier (1 = plain hinge)
+  std::vector<double> offset;          // fixed score offset o_i (transfer: w_R·x_i); empty = 0
 };
 
 inline double primal(const Problem& p, const std::vector<double>& w, double lambda) {
@@ -26,6 +30,7 @@ inline double primal(const Problem& p, const std::vector<double>& w, double lamb
     double s = 0.0;
     for (std::size_t j = 0; j < w.size(); ++j) s += w[j] * p.x[i][j];
     const double c = p.weight.empty() ? 1.0 : p.weight[i];
+    if (!p.offset.empty()) s += p.offset[i];
     loss += c * std::max(0.0, 1.0 - p.y[i] * s);
   }
   double sq = 0.0;
@@ -49,6 +54,7 @@ inline std::vector<double> solve(const Problem& p, double lambda, double toleran
       const double upper = C * (p.weight.empty() ? 1.0 : p.weight[i]);
       double s = 0.0;
       for (std::size_t j = 0; j < d; ++j) s += w[j] * p.x[i][j];
+      if (!p.offset.empty()) s += p.offset[i];
       const double g = p.y[i] * s - 1.0;  // gradient of the dual (minimisation form)
       double pg = g;
       if (alpha[i] == 0.0) pg = std::min(g, 0.0);
