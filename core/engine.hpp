@@ -59,12 +59,16 @@ struct EngineSettings {
   int min_epochs = 2;
   int max_epochs = 200;
   std::size_t stop_sample = 100000;
+  // Compute the sample objective after every epoch even with a fixed number
+  // of steps (for traces / progress); costs one pass over the sample.
+  bool trace_objective = false;
 };
 
 struct EpochInfo {
   int epoch = 0;
   std::uint64_t iterations = 0;
   double sample_objective = 0.0;  // output iterate, on the stopping sample
+  bool has_objective = false;     // sample_objective was computed this epoch
 };
 
 struct TrainResult {
@@ -239,7 +243,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   const float one = bias_value;
   const RowView bias_row{&one, &bias_index, 1, -1, 0};
   std::vector<double> scores(k * K), coeff(k * K);
-  std::vector<std::size_t> batch(k);
+  std::vector<std::size_t> batch(k), next_batch(k);
   std::vector<char> active(k);
 
   // The current output iterate as dense weights (with the bias split off).
@@ -277,9 +281,12 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   std::uint64_t t = 0;
   while (t < T) {
     ++t;
-    // Scores of the batch with the current iterate.
+    // Scores of the batch with the current iterate. The batch was drawn at
+    // the end of the previous step so its weight rows could be prefetched.
+    if (t == 1) {
+      for (std::size_t a = 0; a < k; ++a) batch[a] = sampler.next();
+    }
     for (std::size_t a = 0; a < k; ++a) {
-      batch[a] = sampler.next();
       const RowView x = data.row(batch[a]);
       double* sc = &scores[a * K];
       for (std::size_t c = 0; c < K; ++c) sc[c] = b[c];
@@ -313,10 +320,18 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       W.average_step(t == 1 ? 1.0 : mu);
       for (std::size_t j = 0; j < K; ++j) b_avg[j] = t == 1 ? b[j] : (1.0 - mu) * b_avg[j] + mu * b[j];
     }
+    if (t < T) {  // draw and prefetch the next batch
+      for (std::size_t a = 0; a < k; ++a) {
+        next_batch[a] = sampler.next();
+        W.prefetch(data.row(next_batch[a]));
+      }
+    }
     if (t == t_star) {
       snapshot_w = W.weights();
       snapshot_b = free_bias ? b : std::vector<double>(K, 0.0);
     }
+
+    batch.swap(next_batch);
 
     if (t % steps_per_epoch == 0 || t == T) {
       if (!std::isfinite(W.squared_norm())) {
@@ -326,11 +341,12 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       EpochInfo info;
       info.epoch = static_cast<int>((t + steps_per_epoch - 1) / steps_per_epoch);
       info.iterations = t;
-      const bool want_objective = automatic || static_cast<bool>(on_epoch);
+      const bool want_objective = automatic || s.trace_objective;
       if (want_objective && (s.output != OutputIterate::kRandom || !snapshot_w.empty() || automatic)) {
         std::vector<double> w, bias;
         output_iterate(w, bias);
         info.sample_objective = regulariser(w, bias) + mean_loss(data, objective, w, bias, eval_rows);
+        info.has_objective = true;
       }
       result.trace.push_back(info);
       if (on_epoch && !on_epoch(info)) break;

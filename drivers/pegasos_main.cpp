@@ -76,8 +76,10 @@ class Progress {
     // Quiet for short runs; then at most a few lines a second.
     if (elapsed < 1.0 || elapsed - last_ < (tty_ ? 0.2 : 2.0)) return true;
     last_ = elapsed;
-    std::fprintf(stderr, "%sepoch %d  iterations %llu  objective %.6g  %.1fs%s", tty_ ? "\r" : "", e.epoch,
-                 static_cast<unsigned long long>(e.iterations), e.sample_objective, elapsed, tty_ ? "   " : "\n");
+    char objective[64] = "";
+    if (e.has_objective) std::snprintf(objective, sizeof objective, "  objective %.6g", e.sample_objective);
+    std::fprintf(stderr, "%sepoch %d  iterations %llu%s  %.1fs%s", tty_ ? "\r" : "", e.epoch,
+                 static_cast<unsigned long long>(e.iterations), objective, elapsed, tty_ ? "   " : "\n");
     printed_ = true;
     return true;
   }
