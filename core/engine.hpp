@@ -128,6 +128,18 @@ inline double squared_norm(const std::vector<double>& w) {
   return s;
 }
 
+// Ask the cache for a row's indices and values (non-blocking).
+inline void prefetch_row(const RowView& x) {
+  constexpr std::size_t kLine = 64;
+  const char* idx = reinterpret_cast<const char*>(x.indices);
+  const char* val = reinterpret_cast<const char*>(x.values);
+  const std::size_t bytes = std::size_t{x.nnz} * 4;
+  for (std::size_t off = 0; off < bytes; off += kLine) {
+    __builtin_prefetch(idx + off);
+    __builtin_prefetch(val + off);
+  }
+}
+
 // Chooses the examples of each step.
 class Sampler {
  public:
@@ -243,7 +255,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   const float one = bias_value;
   const RowView bias_row{&one, &bias_index, 1, -1, 0};
   std::vector<double> scores(k * K), coeff(k * K);
-  std::vector<std::size_t> batch(k), next_batch(k);
+  std::vector<std::size_t> batch(k), next_batch(k), later_batch(k);
   std::vector<char> active(k);
 
   // The current output iterate as dense weights (with the bias split off).
@@ -285,6 +297,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
     // the end of the previous step so its weight rows could be prefetched.
     if (t == 1) {
       for (std::size_t a = 0; a < k; ++a) batch[a] = sampler.next();
+      for (std::size_t a = 0; a < k; ++a) next_batch[a] = sampler.next();
     }
     for (std::size_t a = 0; a < k; ++a) {
       const RowView x = data.row(batch[a]);
@@ -320,18 +333,23 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       W.average_step(t == 1 ? 1.0 : mu);
       for (std::size_t j = 0; j < K; ++j) b_avg[j] = t == 1 ? b[j] : (1.0 - mu) * b_avg[j] + mu * b[j];
     }
-    if (t < T) {  // draw and prefetch the next batch
+    // Two-stage prefetch: the rows of the batch after next come into cache
+    // now, and the weights of the next batch (whose indices are cached by
+    // now) are requested, so neither stalls the next step.
+    if (t + 1 < T) {
       for (std::size_t a = 0; a < k; ++a) {
-        next_batch[a] = sampler.next();
-        W.prefetch(data.row(next_batch[a]));
+        later_batch[a] = sampler.next();
+        prefetch_row(data.row(later_batch[a]));
       }
     }
+    for (std::size_t a = 0; a < k; ++a) W.prefetch(data.row(next_batch[a]));
     if (t == t_star) {
       snapshot_w = W.weights();
       snapshot_b = free_bias ? b : std::vector<double>(K, 0.0);
     }
 
     batch.swap(next_batch);
+    next_batch.swap(later_batch);
 
     if (t % steps_per_epoch == 0 || t == T) {
       if (!std::isfinite(W.squared_norm())) {

@@ -56,6 +56,9 @@ class ScaledWeights {
   // Hint the cache to fetch the rows x will touch (issued one step ahead, it
   // hides the memory latency that dominates when the table is large).
   void prefetch(const RowView& x) const {
+    // A table this small stays in L2 anyway.
+    constexpr std::size_t kCachedBytes = std::size_t{256} << 10;
+    if (v_.size() * sizeof(double) * (averaging_ ? 2 : 1) <= kCachedBytes) return;
     const std::size_t k_count = static_cast<std::size_t>(k_);
     for (std::uint32_t j = 0; j < x.nnz; ++j) {
       const std::size_t row = x.indices[j];
