@@ -227,6 +227,9 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   }
 
   const std::uint64_t steps_per_epoch = (n + k - 1) / k;
+  const double epoch_nnz = static_cast<double>(std::max<std::uint64_t>(data.nnz(), 1));
+  const int eval_every = static_cast<int>(
+      std::clamp(std::ceil(static_cast<double>(dim) * static_cast<double>(K) / epoch_nnz), 1.0, 16.0));
   std::uint64_t T = s.iterations;
   if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n) / static_cast<double>(k)));
   const bool automatic = T == 0;
@@ -359,7 +362,10 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       EpochInfo info;
       info.epoch = static_cast<int>((t + steps_per_epoch - 1) / steps_per_epoch);
       info.iterations = t;
-      const bool want_objective = automatic || s.trace_objective;
+      // Materialising the output iterate costs O(dimension); when an epoch
+      // has far fewer non-zeros than that (text: 2^20 buckets, few
+      // documents), evaluate only every `eval_every` epochs.
+      const bool want_objective = s.trace_objective || (automatic && info.epoch % eval_every == 0);
       if (want_objective && (s.output != OutputIterate::kRandom || !snapshot_w.empty() || automatic)) {
         std::vector<double> w, bias;
         output_iterate(w, bias);
@@ -368,9 +374,14 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       }
       result.trace.push_back(info);
       if (on_epoch && !on_epoch(info)) break;
-      if (automatic && info.epoch >= std::max(2, s.min_epochs)) {
-        const double baseline = result.trace[static_cast<std::size_t>(info.epoch / 2 - 1)].sample_objective;
-        if (baseline - info.sample_objective <= s.tolerance * std::abs(info.sample_objective)) {
+      if (automatic && info.has_objective && info.epoch >= std::max(2, s.min_epochs)) {
+        // Baseline: the latest evaluated epoch at or before E/2.
+        const EpochInfo* baseline = nullptr;
+        for (const EpochInfo& e : result.trace) {
+          if (e.has_objective && e.epoch <= info.epoch / 2) baseline = &e;
+        }
+        if (baseline != nullptr &&
+            baseline->sample_objective - info.sample_objective <= s.tolerance * std::abs(info.sample_objective)) {
           result.converged = true;
           break;
         }
