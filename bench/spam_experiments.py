@@ -229,7 +229,7 @@ def plot(summary, path):
     ax.set_xticklabels([str(x) for x in xs])
     ax.set_xlabel("target training messages")
     ax.set_ylabel("target test accuracy")
-    ax.set_title("SpamAssassin: spam-1+easy-ham-1 → spam-2+easy-ham-2+hard-ham-1")
+    ax.set_title("SpamAssassin transfer: (spam-1, easy-ham-1) → (spam-2, easy/hard-ham)", fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
