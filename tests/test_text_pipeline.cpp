@@ -1,0 +1,131 @@
+// Raw text end to end: training on text equals training on the exported
+// LIBSVM features, and the CLI keeps text and numeric models apart.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "core/engine.hpp"
+#include "core/text.hpp"
+#include "drivers/config.hpp"
+#include "drivers/data.hpp"
+#include "drivers/registry.hpp"
+
+using namespace pegasos;
+
+namespace {
+
+std::string temp_dir() {
+  char t[] = "/tmp/pegasos-textpipe-XXXXXX";
+  return mkdtemp(t);
+}
+
+void write(const std::string& path, const std::string& content) {
+  std::ofstream(path) << content;
+}
+
+std::string corpus_jsonl(int n, unsigned seed) {
+  // Two classes with different vocabularies plus shared noise words.
+  const char* spam_words[] = {"free", "money", "winner", "offer", "click", "cash"};
+  const char* ham_words[] = {"meeting", "project", "report", "lunch", "review", "code"};
+  const char* noise[] = {"the", "a", "today", "please", "thanks", "and"};
+  std::string out;
+  unsigned s = seed;
+  auto next = [&] { return s = s * 1103515245u + 12345u, (s >> 16) & 0x7fff; };
+  for (int i = 0; i < n; ++i) {
+    const bool spam = next() % 3 == 0;
+    std::string text = "Subject: note " + std::to_string(i) + "\\n\\n";  // JSON-escaped blank line
+    for (int w = 0; w < 12; ++w) {
+      const unsigned r = next();
+      text += (r % 4 == 0 ? noise[r % 6] : (spam ? spam_words : ham_words)[r % 6]);
+      text += ' ';
+    }
+    out += std::string("{\"label\": \"") + (spam ? "spam" : "ham") + "\", \"text\": \"" + text + "\"}\n";
+  }
+  return out;
+}
+
+int run(const std::string& cmd) {
+  const int status = std::system((cmd + " 2>/tmp/pegasos-textpipe-stderr").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+std::string last_stderr() {
+  std::ifstream f("/tmp/pegasos-textpipe-stderr");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("training on raw text equals training on its exported LIBSVM features", "[text]") {
+  const std::string dir = temp_dir();
+  write(dir + "/train.jsonl", corpus_jsonl(300, 7));
+  const TrainConfig c = config_from_json({{"features", {{"mode", "vocabulary"}, {"word_ngrams", 2}}}, {"epochs", 5}},
+                                         "test");
+  TrainingData text = load_training_data(c, dir + "/train.jsonl");
+  REQUIRE(text.data.size() == 300);
+
+  // Export the featurised rows as LIBSVM text (round-trip float formatting).
+  std::string svm;
+  char buf[64];
+  for (std::size_t i = 0; i < text.data.size(); ++i) {
+    svm += text.data.classes[static_cast<std::size_t>(text.data.labels[i])];
+    const RowView x = text.data.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      std::snprintf(buf, sizeof buf, " %u:%.9g", x.indices[j] + 1, static_cast<double>(x.values[j]));
+      svm += buf;
+    }
+    svm += '\n';
+  }
+  Dataset numeric = parse_libsvm(svm, "exported.svm", ReadOptions{});
+  numeric.dimension = text.data.dimension;  // the featurizer's dimension (unused trailing terms)
+  REQUIRE(numeric.values == text.data.values);
+  REQUIRE(numeric.indices == text.data.indices);
+  REQUIRE(numeric.labels == text.data.labels);
+
+  const Model from_text = train_model(c, text.data, {});
+  const TrainConfig plain = config_from_json({{"epochs", 5}}, "test");
+  const Model from_numeric = train_model(plain, numeric, {});
+  CHECK(from_text.weights == from_numeric.weights);
+  CHECK(from_text.bias == from_numeric.bias);
+  std::remove((dir + "/train.jsonl").c_str());
+  rmdir(dir.c_str());
+}
+
+TEST_CASE("the CLI trains and predicts on raw text and keeps text and numeric models apart", "[text][cli]") {
+  const std::string dir = temp_dir();
+  const std::string bin = PEGASOS_BINARY;
+  write(dir + "/train.jsonl", corpus_jsonl(400, 11));
+  write(dir + "/test.jsonl", corpus_jsonl(100, 12));
+  write(dir + "/numeric.svm", "1 1:0.5 2:1\n-1 1:-0.5 3:1\n");
+  REQUIRE(run(bin + " train -q --set positive_label=spam " + dir + "/train.jsonl " + dir + "/m.json") == 0);
+  REQUIRE(run(bin + " eval " + dir + "/m.json " + dir + "/test.jsonl --json " + dir + "/e.json > /dev/null") == 0);
+  std::ifstream e(dir + "/e.json");
+  const nlohmann::json report = nlohmann::json::parse(e);
+  CHECK(report["accuracy"].get<double>() > 0.95);
+  CHECK(report["positive_class"] == "spam");
+  REQUIRE(run(bin + " predict " + dir + "/m.json " + dir + "/test.jsonl -o " + dir + "/p.tsv") == 0);
+  std::ifstream p(dir + "/p.tsv");
+  std::string line;
+  std::getline(p, line);
+  CHECK((line.rfind("spam\t", 0) == 0 || line.rfind("ham\t", 0) == 0));
+
+  CHECK(run(bin + " predict " + dir + "/m.json " + dir + "/numeric.svm") == 2);
+  CHECK_THAT(last_stderr(), Catch::Contains("trained on raw text"));
+  REQUIRE(run(bin + " train -q " + dir + "/numeric.svm " + dir + "/n.json") == 0);
+  CHECK(run(bin + " predict " + dir + "/n.json " + dir + "/test.jsonl") == 2);
+  CHECK_THAT(last_stderr(), Catch::Contains("numeric features"));
+  CHECK(run(bin + " train -q --set 'features={\"mode\":\"vocabulary\"}' " + dir + "/numeric.svm " + dir + "/x.json") == 2);
+  CHECK_THAT(last_stderr(), Catch::Contains("features"));
+  // A bad JSONL line is reported with its line number.
+  write(dir + "/bad.jsonl", "{\"label\": \"ham\", \"text\": \"hello\"}\n{\"label\": \"spam\", \"text\": 42}\n");
+  CHECK(run(bin + " train -q " + dir + "/bad.jsonl " + dir + "/b.json") == 2);
+  CHECK_THAT(last_stderr(), Catch::Contains("bad.jsonl:2"));
+  std::system(("rm -rf " + dir).c_str());
+}
