@@ -26,6 +26,47 @@ namespace {
 // Chunks are cut at line boundaries; a fixed size (not one per thread) keeps
 // parsing deterministic and balanced whatever the thread count.
 constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+// Largest feature index ever accepted, whatever max_feature_index says: the
+// dimension and the engine's extra bias feature (index = dimension) must both
+// fit in a uint32.
+constexpr std::uint64_t kMaxFeatureIndexLimit = (std::uint64_t{1} << 32) - 2;
+// Labels longer than this are rejected: such a "label" is a corrupt line
+// (e.g. a whole document without spaces), and every class name is copied
+// into the model file and messages.
+constexpr std::size_t kMaxLabelBytes = 1024;
+
+// Well-formed UTF-8 (no overlong forms, surrogates or code points > U+10FFFF):
+// class names go into JSON model files, which hold UTF-8 only.
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c == 0xE0) len = 3, lo = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC) len = 3;
+    else if (c == 0xED) len = 3, hi = 0x9F;
+    else if (c >= 0xEE && c <= 0xEF) len = 3;
+    else if (c == 0xF0) len = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) len = 4;
+    else if (c == 0xF4) len = 4, hi = 0x8F;
+    else return false;
+    if (i + len > n) return false;
+    const auto c1 = static_cast<unsigned char>(s[i + 1]);
+    if (c1 < lo || c1 > hi) return false;
+    for (std::size_t k = 2; k < len; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += len;
+  }
+  return true;
+}
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -248,10 +289,12 @@ void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOp
     if (token.substr(0, colon) == "qid") continue;  // SVMlight query id: ignored
     std::uint64_t index = 0;
     auto r = std::from_chars(tok, tok + colon, index);
-    if (r.ec == std::errc::result_out_of_range || (r.ptr == tok + colon && index > opt.max_feature_index)) {
+    const std::uint64_t max_index = std::min(opt.max_feature_index, kMaxFeatureIndexLimit);
+    if (r.ec == std::errc::result_out_of_range || (r.ptr == tok + colon && index > max_index)) {
       throw ParseFailure{col(tok), "feature index " + quote(token.substr(0, colon)) +
-                                       " exceeds the maximum " + std::to_string(opt.max_feature_index) +
-                                       " (raise max_feature_index if this is intended)"};
+                                       " exceeds the maximum " + std::to_string(max_index) +
+                                       (max_index < kMaxFeatureIndexLimit ? " (raise max_feature_index if this is intended)"
+                                                                          : "")};
     }
     if (r.ec != std::errc() || r.ptr != tok + colon || colon == 0) {
       throw ParseFailure{col(tok), "feature index " + quote(token.substr(0, colon)) +
@@ -439,18 +482,22 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 std::string canonical_label(std::string_view token) {
   if (token.empty()) throw InputError("empty label");
+  if (token.size() > kMaxLabelBytes) {
+    throw InputError("label " + quote(token) + " is longer than " + std::to_string(kMaxLabelBytes) + " bytes");
+  }
   const char* b = token.data();
   const char* e = b + token.size();
   if (*b == '+') ++b;  // fast_float rejects a leading '+'
   double v = 0;
   auto r = fast_float::from_chars(b, e, v);
-  if (b != e && r.ptr == e && r.ec == std::errc()) {
-    if (!std::isfinite(v)) throw InputError("label " + quote(token) + " is not finite");
+  if (b != e && r.ptr == e && (r.ec == std::errc() || r.ec == std::errc::result_out_of_range)) {
+    if (r.ec != std::errc() || !std::isfinite(v)) throw InputError("label " + quote(token) + " is not finite");
     if (v == 0) v = 0;  // -0 -> 0
     char buf[32];
     auto out = std::to_chars(buf, buf + sizeof buf, v);
     return std::string(buf, out.ptr);
   }
+  if (!valid_utf8(token)) throw InputError("label " + quote(token) + " is not valid UTF-8");
   return std::string(token);
 }
 

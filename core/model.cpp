@@ -1,6 +1,8 @@
 #include "core/model.hpp"
 
 #include <cmath>
+#include <initializer_list>
+#include <new>
 #include <stdexcept>
 
 #include "core/atomic_file.hpp"
@@ -30,6 +32,26 @@ double finite_number(const json& v, const std::string& name, const std::string& 
   const double d = v.get<double>();
   if (!std::isfinite(d)) bad(name, field, "not finite");
   return d;
+}
+
+// The optional objects settings / data / training: absent, or an object whose
+// fields that predict, eval and transfer read have the right type (a wrong
+// type would otherwise surface later as an internal JSON error). Unknown
+// fields are kept: newer writers may add some (forward compatible).
+json optional_object(const json& j, const std::string& key, const std::string& name) {
+  auto it = j.find(key);
+  if (it == j.end()) return json::object();
+  if (!it->is_object()) bad(name, "/" + key, "expected an object, found " + std::string(it->type_name()));
+  return *it;
+}
+
+void check_string_fields(const json& o, const std::string& key, std::initializer_list<const char*> fields,
+                         const std::string& name) {
+  for (const char* f : fields) {
+    if (auto it = o.find(f); it != o.end() && !it->is_string()) {
+      bad(name, "/" + key + "/" + f, "expected a string, found " + std::string(it->type_name()));
+    }
+  }
 }
 
 }  // namespace
@@ -110,8 +132,11 @@ std::string model_to_json(const Model& m) {
             {"settings", m.settings},
             {"data", m.data},
             {"training", m.training},
+            {"features", m.features},
             {"weights", std::move(weights)}};
-  return j.dump(1) + "\n";
+  // Invalid UTF-8 can only come from a --set string (labels are checked when
+  // read); replace it rather than fail after training.
+  return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Model model_from_json(const std::string& text, const std::string& name) {
@@ -154,6 +179,14 @@ Model model_from_json(const std::string& text, const std::string& name) {
   }
   m.outputs = outputs.get<int>();
   if (m.classes.size() < 2) bad(name, "/classes", "a model needs at least two classes");
+  for (std::size_t a = 0; a < m.classes.size(); ++a) {
+    for (std::size_t b = 0; b < a; ++b) {
+      if (m.classes[a] == m.classes[b]) bad(name, "/classes/" + std::to_string(a), "class '" + m.classes[a] + "' is repeated");
+    }
+  }
+  if (m.bias_mode != "none" && m.bias_mode != "feature" && m.bias_mode != "unregularized") {
+    bad(name, "/bias_mode", "expected none, feature or unregularized, found '" + m.bias_mode + "'");
+  }
   const std::size_t expected_outputs = m.classes.size() == 2 ? 1 : m.classes.size();
   if (static_cast<std::size_t>(m.outputs) != expected_outputs) {
     bad(name, "/outputs", std::to_string(m.outputs) + " outputs do not match " + std::to_string(m.classes.size()) + " classes");
@@ -167,14 +200,24 @@ Model model_from_json(const std::string& text, const std::string& name) {
   const json& weights = need(j, "weights", name);
   if (!weights.is_array() || weights.size() != K) bad(name, "/weights", "expected " + std::to_string(K) + " weight vectors");
   if (static_cast<std::uint64_t>(m.dimension) * K > (std::uint64_t{1} << 34)) bad(name, "/dimension", "too large");
-  m.weights.assign(static_cast<std::size_t>(m.dimension) * K, 0.0);
+  // Shapes first, so a small corrupt file cannot make us allocate dimension × K.
+  for (std::size_t k = 0; k < K; ++k) {
+    const json& wk = weights[k];
+    if (wk.is_array() && wk.size() != m.dimension) {
+      bad(name, "/weights/" + std::to_string(k),
+          "has " + std::to_string(wk.size()) + " entries, dimension is " + std::to_string(m.dimension));
+    }
+  }
+  try {
+    m.weights.assign(static_cast<std::size_t>(m.dimension) * K, 0.0);
+  } catch (const std::bad_alloc&) {
+    bad(name, "/dimension", std::to_string(m.dimension) + " features × " + std::to_string(K) +
+                                " outputs do not fit in memory");
+  }
   for (std::size_t k = 0; k < K; ++k) {
     const json& wk = weights[k];
     const std::string field = "/weights/" + std::to_string(k);
     if (wk.is_array()) {
-      if (wk.size() != m.dimension) {
-        bad(name, field, "has " + std::to_string(wk.size()) + " entries, dimension is " + std::to_string(m.dimension));
-      }
       for (std::size_t d = 0; d < m.dimension; ++d) m.weights[d * K + k] = finite_number(wk[d], name, field + "/" + std::to_string(d));
     } else if (wk.is_object()) {
       const json& idx = need(wk, "indices", name);
@@ -196,9 +239,33 @@ Model model_from_json(const std::string& text, const std::string& name) {
       bad(name, field, "expected an array or {indices, values}");
     }
   }
-  if (auto it = j.find("settings"); it != j.end() && it->is_object()) m.settings = *it;
-  if (auto it = j.find("data"); it != j.end() && it->is_object()) m.data = *it;
-  if (auto it = j.find("training"); it != j.end() && it->is_object()) m.training = *it;
+  m.settings = optional_object(j, "settings", name);
+  if (auto it = m.settings.find("lambda"); it != m.settings.end()) {
+    if (!(finite_number(*it, name, "/settings/lambda") >= 0)) bad(name, "/settings/lambda", "must be >= 0");
+  }
+  check_string_fields(m.settings, "settings", {"normalize", "format"}, name);
+  m.data = optional_object(j, "data", name);
+  check_string_fields(m.data, "data", {"format", "normalize", "text_field", "label_field"}, name);
+  if (auto it = m.data.find("label_column"); it != m.data.end() && !it->is_string() && !it->is_number_integer()) {
+    bad(name, "/data/label_column", "expected an integer or a column name, found " + it->dump());
+  }
+  m.training = optional_object(j, "training", name);
+  if (auto it = m.training.find("class_cost"); it != m.training.end()) {
+    if (!it->is_array() || it->size() != m.classes.size()) {
+      bad(name, "/training/class_cost", "expected an array of " + std::to_string(m.classes.size()) + " numbers");
+    }
+    for (std::size_t c = 0; c < it->size(); ++c) {
+      const std::string field = "/training/class_cost/" + std::to_string(c);
+      if (!(finite_number((*it)[c], name, field) > 0)) bad(name, field, "must be > 0");
+    }
+  }
+  if (auto it = m.training.find("regularizer"); it != m.training.end() && !it->is_null()) {
+    finite_number(*it, name, "/training/regularizer");
+  }
+  if (auto it = j.find("features"); it != j.end() && !it->is_null()) {
+    if (!it->is_object()) bad(name, "/features", "expected an object (the text featurizer) or null");
+    m.features = *it;
+  }
   return m;
 }
 

@@ -145,7 +145,7 @@ struct TextScratch {
   std::string text;
   std::vector<std::string_view> tokens;
   std::string gram;
-  std::vector<std::uint64_t> keys;
+  std::vector<std::uint64_t> keys, buffer;
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> starts;
   std::vector<std::pair<std::uint32_t, double>> row;

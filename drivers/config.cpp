@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
 
 namespace pegasos {
 namespace {
@@ -27,8 +28,12 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
+// A value quoted in a message. Strings from --set may hold invalid UTF-8,
+// which a plain dump() rejects with an exception (an internal error).
+std::string shown(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 double number(const json& j, const std::string& origin, const std::string& key) {
-  if (!j.is_number()) fail(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + j.dump());
+  if (!j.is_number()) fail(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + shown(j));
   const double v = j.get<double>();
   if (!std::isfinite(v)) fail(origin, key, "must be finite");
   return v;
@@ -36,12 +41,12 @@ double number(const json& j, const std::string& origin, const std::string& key) 
 
 std::int64_t integer(const json& j, const std::string& origin, const std::string& key) {
   const double v = number(j, origin, key);
-  if (v != std::floor(v) || std::abs(v) > 9.0e15) fail(origin, key, "expected an integer, found " + j.dump());
+  if (v != std::floor(v) || std::abs(v) > 9.0e15) fail(origin, key, "expected an integer, found " + shown(j));
   return static_cast<std::int64_t>(v);
 }
 
 bool boolean(const json& j, const std::string& origin, const std::string& key) {
-  if (!j.is_boolean()) fail(origin, key, "expected true or false, found " + j.dump());
+  if (!j.is_boolean()) fail(origin, key, "expected true or false, found " + shown(j));
   return j.get<bool>();
 }
 
@@ -49,7 +54,7 @@ std::string choice(const json& j, const std::string& origin, const std::string& 
                    const std::vector<std::string>& allowed) {
   std::string all;
   for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
-  if (!j.is_string()) fail(origin, key, "expected one of " + all + ", found " + j.dump());
+  if (!j.is_string()) fail(origin, key, "expected one of " + all + ", found " + shown(j));
   const std::string v = j.get<std::string>();
   if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
     fail(origin, key, "'" + v + "' is not one of " + all);
@@ -77,7 +82,10 @@ const std::vector<ConfigKey>& config_keys() {
       {"threads", 0, "worker threads; 0 = all cores"},
       {"tolerance", 5e-4, "automatic stopping: estimated relative gap to the optimal objective"},
       {"max_epochs", 200, "automatic stopping: upper bound on epochs"},
-      {"format", "auto", "data format: auto (by extension) | libsvm | csv"},
+      {"format", "auto", "data format: auto (by extension or folder) | libsvm | csv | jsonl | text_tsv | text_dir"},
+      {"features", nullptr, "raw text: featurisation settings (tokenizer, n-grams, hashing or vocabulary, tf-idf)"},
+      {"text_field", "text", "JSONL: field holding the document text"},
+      {"label_field", "label", "JSONL: field holding the label"},
       {"label_column", 0, "CSV: label field (0-based index, negative from the end, or header name)"},
       {"normalize", "none", "row scaling applied when reading (also at predict): none | l2 (unit norm rows)"},
       {"max_feature_index", 2147483648.0, "largest accepted feature index"},
@@ -169,7 +177,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
         if (!(v > 0)) fail(origin, "class_weight/" + label, "a cost must be > 0");
       }
     } else {
-      fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}, found " + cw.dump());
+      fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}, found " + shown(cw));
     }
   } else if (c.objective == "weighted_hinge") {
     fail(origin, "class_weight", "objective weighted_hinge needs class_weight (\"balanced\" or {label: cost})");
@@ -223,7 +231,20 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   if (max_epochs < 1 || max_epochs > 1000000) fail(origin, "max_epochs", "must be between 1 and 1000000");
   e.max_epochs = static_cast<int>(max_epochs);
 
-  const std::string format = choice(all["format"], origin, "format", {"auto", "libsvm", "csv"});
+  const std::string format =
+      choice(all["format"], origin, "format", {"auto", "libsvm", "csv", "jsonl", "text_tsv", "text_dir"});
+  if (!all["features"].is_null()) {
+    if (!all["features"].is_object()) fail(origin, "features", "expected an object of text featurisation settings");
+    try {
+      validate_text_options(text_options_from_json(all["features"], origin, "/features"));
+    } catch (const InputError& e) {
+      throw ConfigError(e.what());
+    }
+  }
+  c.features = all["features"];
+  for (const char* key : {"text_field", "label_field"}) {
+    if (!all[key].is_string() || all[key].get<std::string>().empty()) fail(origin, key, "expected a non-empty field name");
+  }
   c.read.format = format == "auto" ? DataFormat::kAuto : format == "libsvm" ? DataFormat::kLibsvm : DataFormat::kCsv;
   const json& lc = all["label_column"];
   if (lc.is_string()) {

@@ -20,6 +20,7 @@ struct TrainConfig {
   // Per-class costs: null (all 1), "balanced", or {label: cost}.
   nlohmann::json class_weight;
   std::string source_model;    // transfer: path of the source model
+  nlohmann::json features;     // raw text: featurisation settings (null = defaults)
   int threads = 0;             // 0 = all cores
   nlohmann::json resolved;     // every training key with its final value
 };

@@ -22,8 +22,11 @@
 #include "core/metrics.hpp"
 #include "core/model.hpp"
 #include "drivers/config.hpp"
+#include "drivers/data.hpp"
+#include "drivers/experiment.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/report.hpp"
+#include "core/text.hpp"
 
 namespace pegasos {
 namespace {
@@ -41,20 +44,6 @@ std::string settings_help() {
          " [default " + k.default_value.dump() + "]\n";
   }
   return s;
-}
-
-// Reader settings stored in a model, for applying it to new files.
-ReadOptions read_options_of(const Model& model, bool require_labels) {
-  ReadOptions r;
-  r.require_labels = require_labels;
-  const std::string format = model.data.value("format", "auto");
-  r.format = format == "csv" ? DataFormat::kCsv : format == "libsvm" ? DataFormat::kLibsvm : DataFormat::kAuto;
-  r.normalize_rows = model.data.value("normalize", "none") == "l2";
-  if (auto it = model.data.find("label_column"); it != model.data.end()) {
-    if (it->is_string()) r.label_column_name = it->get<std::string>();
-    else if (it->is_number_integer()) r.label_column = it->get<long>();
-  }
-  return r;
 }
 
 // Scores of every row, in parallel; K per row.
@@ -102,12 +91,31 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   std::optional<tbb::global_control> limit;
   if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
 
-  Dataset train = read_dataset(data_path, config.read);
+  nlohmann::json source_features;
+  if (config.objective == "transfer") {  // check the source model before reading any data
+    const Model source = load_model(config.source_model);
+    const bool text_target = is_text_input(data_path, config.resolved.value("format", "auto"));
+    if (source.features.is_null() == text_target) {
+      throw InputError(config.source_model + ": the source model was trained on " +
+                       (source.features.is_null() ? "numeric features" : "raw text") + " but " + data_path + " is " +
+                       (text_target ? "raw text" : "numeric data") + " (featurizations differ)");
+    }
+    if (!source.features.is_null() && !config.features.is_null() &&
+        text_options_to_json(text_options_from_json(config.features, "config", "/features")) !=
+            source.features.value("options", nlohmann::json::object())) {
+      throw ConfigError("features: differ from the source model's featurization (" + config.source_model +
+                        "); transfer re-uses the source featurizer, so leave features unset");
+    }
+    source_features = source.features;
+  }
+  TrainingData loaded = load_training_data(config, data_path, source_features);
+  Dataset& train = loaded.data;
   const double load_seconds = seconds_since(start);
   prepare_labels(config, train);
   Progress progress(quiet);
   const auto train_start = Clock::now();
   Model model = train_model(config, train, [&](const EpochInfo& e) { return progress(e); });
+  model.features = loaded.features;
   progress.finish();
   save_model(model, model_path);
   if (!quiet) {
@@ -126,7 +134,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
 
 int run_predict(const std::string& model_path, const std::string& data_path, const std::string& output) {
   const Model model = load_model(model_path);
-  const Dataset data = read_dataset(data_path, read_options_of(model, false));
+  const Dataset data = load_data_for_model(model, data_path, false);
   const std::vector<double> scores = all_scores(model, data);
   const std::size_t K = static_cast<std::size_t>(model.outputs);
   std::string out;
@@ -151,7 +159,7 @@ int run_predict(const std::string& model_path, const std::string& data_path, con
 int run_eval(const std::string& model_path, const std::string& data_path, const std::string& json_path,
              std::optional<double> max_fpr) {
   const Model model = load_model(model_path);
-  Dataset data = read_dataset(data_path, read_options_of(model, true));
+  Dataset data = load_data_for_model(model, data_path, true);
   const auto unknown = data.remap_classes(model.classes);
   if (!unknown.empty()) {
     throw InputError(data_path + ": label '" + unknown.front() + "' does not occur in the model's classes");
@@ -198,7 +206,10 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
   std::snprintf(buf, sizeof buf, "objective          %.8g  (lambda %g)\n", objective, model.settings.value("lambda", 0.0));
   text = text.substr(0, text.find('\n') + 1) + buf + text.substr(text.find('\n') + 1);
   std::fputs(text.c_str(), stdout);
-  if (!json_path.empty()) write_file_atomic(json_path, report.dump(2) + "\n");
+  // Paths from argv may be invalid UTF-8, which JSON cannot hold: replace it.
+  if (!json_path.empty()) {
+    write_file_atomic(json_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
   return 0;
 }
 
@@ -233,6 +244,12 @@ int main_impl(int argc, char** argv) {
   eval->add_option("--max-fpr", max_fpr, "binary: report the threshold meeting this false-positive rate")
       ->check(CLI::Range(0.0, 1.0));
 
+  std::string experiment_path;
+  CLI::App* run = app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet]");
+  run->add_option("experiment", experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
+  run->add_option("--output,-o", output, "results folder (default: <name>_results/ next to the experiment file)");
+  run->add_flag("--quiet,-q", quiet, "no progress bar or summary on stderr");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -241,6 +258,7 @@ int main_impl(int argc, char** argv) {
   }
   if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet);
   if (predict->parsed()) return run_predict(model_path, data_path, output);
+  if (run->parsed()) return run_experiment_command(experiment_path, output, quiet);
   return run_eval(model_path, data_path, json_path, max_fpr >= 0 ? std::optional<double>(max_fpr) : std::nullopt);
 }
 
@@ -248,6 +266,7 @@ int main_impl(int argc, char** argv) {
 }  // namespace pegasos
 
 int main(int argc, char** argv) {
+  pegasos::remove_temp_files_on_signals();  // Ctrl-C while writing leaves no PATH.tmp-* file
   try {
     return pegasos::main_impl(argc, argv);
   } catch (const pegasos::InputError& e) {

@@ -68,7 +68,9 @@ Model package(const TrainConfig& config, const Dataset& train, const TrainResult
   m.settings.erase("threads");  // a run setting: the model is the same for any value
   m.data = {{"format", config.resolved["format"]},
             {"label_column", config.resolved["label_column"]},
-            {"normalize", config.resolved["normalize"]}};
+            {"normalize", config.resolved["normalize"]},
+            {"text_field", config.resolved["text_field"]},
+            {"label_field", config.resolved["label_field"]}};
   m.training = {{"examples", train.size()},
                 {"nnz", train.nnz()},
                 {"iterations", r.iterations},

@@ -3,7 +3,7 @@
 # ones). Runs apt-get as root, or through sudo otherwise.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
-          libeigen3-dev nlohmann-json3-dev libtbb-dev catch2 libcli11-dev libfast-float-dev zlib1g-dev)
+          libeigen3-dev nlohmann-json3-dev libtbb-dev catch2 libcli11-dev libfast-float-dev zlib1g-dev libxxhash-dev)
 packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,213 @@
+// A trained kernel model: f_c(x) = 1/(λ T k) · Σ_s a_sc · k(sv_s, x), where the
+// support vectors sv_s are the training rows with a non-zero count and
+// a_sc = α_sc y_sc their per-output coefficients (see objectives/kernel_hinge.hpp).
+// No bias. Binary: one output, a positive score means classes[1]; multiclass
+// (one-vs-all): K outputs, the prediction is the argmax — the same conventions
+// as pegasos::Model, so predict/eval treat both kinds alike.
+//
+// File format (format_version 1):
+//   { "format_version": 1, "kind": "kernel", "objective": "kernel_hinge",
+//     "classes": [...], "dimension": d, "outputs": K,
+//     "kernel": {"type": "rbf", "gamma": γ, "degree": p, "coef0": c₀},
+//     "lambda": λ, "iterations": T, "batch_size": k,
+//     "support_vectors": ["3:0.25 17:1 ...", ...],   LIBSVM-style rows, 1-based indices,
+//                                                    float32 values in shortest round-trip form
+//     "coefficients": [[a_1c, ..., a_mc] for each output c],
+//     "settings": {...}, "data": {...}, "training": {...} }
+// Writing then reading a model is exact (values are float32 written with
+// std::to_chars, coefficients and parameters doubles written round-trip).
+//
+// Evaluating the expansion. Σ_s a_sc k(sv_s, x) is summed in fixed blocks of
+// kExpansionBlock support vectors; the blocks are evaluated in parallel (TBB)
+// when there is enough work and their partial sums added in block order, so
+// the result does not depend on the number of threads. The trainer computes
+// the same kernel values (objectives/kernels.hpp: every dot-product variant
+// gives the same bits) and sums them in the same block order
+// (combine_expansion), so a model's decision values are bit-for-bit those the
+// training loop would compute.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "core/dataset.hpp"
+#include "objectives/kernels.hpp"
+
+namespace pegasos {
+
+// Support vectors per block of the expansion sum (fixed: it defines the
+// summation order, so it must not depend on the machine).
+inline constexpr std::size_t kExpansionBlock = 128;
+// Evaluate blocks in parallel above this many kernel evaluations, or this
+// many multiply-adds of the dot products (≈ 30 µs), per call; below both the
+// TBB overhead (a few µs) outweighs the work. Either way the result is the same.
+inline constexpr std::size_t kParallelKernelEvaluations = 2048;
+inline constexpr std::uint64_t kParallelMultiplyAdds = std::uint64_t{1} << 16;
+// Scatter a query into a dense array when the dimension is at most this
+// (32 MB of doubles); beyond it the merge-join is used. Same bits either way.
+inline constexpr std::uint32_t kDenseQueryMaxDimension = std::uint32_t{1} << 22;
+
+// One query row of an expansion evaluation.
+struct KernelQuery {
+  RowView row;                     // features at or beyond the dimension are ignored
+  const double* dense = nullptr;   // row scattered into dense[0..dimension), or nullptr (merge-join)
+  double squared_norm = 0.0;       // ‖row‖² over features < dimension (read by the RBF only)
+};
+
+// k(x, query) for a support row x with squared norm sq_x.
+// x's features must be below the query's dense length (true of support
+// vectors and training rows).
+inline double query_kernel(const KernelParams& kernel, const RowView& x, double sq_x, const KernelQuery& query) {
+  const double dot = query.dense ? sparse_dense_dot(x, query.dense) : sparse_dot(x, query.row);
+  return kernel_from_dot(kernel, dot, sq_x, query.squared_norm);
+}
+
+// raw[c] = Σ_{s < m} coef[s·K + c] · kv[s] from precomputed kernel values
+// kv[s] = k(sv(s), query), in the canonical block order: the same bits as
+// expansion_scores for that query. Parallel over blocks when m·K is large.
+inline void combine_expansion(const double* coef, std::size_t K, std::size_t m, const double* kv, double* raw) {
+  std::fill(raw, raw + K, 0.0);
+  if (m == 0) return;
+  const std::size_t blocks = (m + kExpansionBlock - 1) / kExpansionBlock;
+  std::vector<double> partial(blocks * K, 0.0);
+  auto run_block = [&](std::size_t b) {
+    double* o = &partial[b * K];
+    const std::size_t end = std::min(m, (b + 1) * kExpansionBlock);
+    for (std::size_t s = b * kExpansionBlock; s < end; ++s) {
+      const double* a = coef + s * K;
+      for (std::size_t c = 0; c < K; ++c) o[c] += a[c] * kv[s];
+    }
+  };
+  if (blocks > 1 && m * K > kParallelMultiplyAdds) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t b = r.begin(); b != r.end(); ++b) run_block(b);
+    });
+  } else {
+    for (std::size_t b = 0; b < blocks; ++b) run_block(b);
+  }
+  for (std::size_t b = 0; b < blocks; ++b) {
+    for (std::size_t c = 0; c < K; ++c) raw[c] += partial[b * K + c];
+  }
+}
+
+// raw[q·K + c] = Σ_{s < m} coef[s·K + c] · k(sv(s), query_q) for every query,
+// in the canonical block order (see above). sv(s) returns a RowView, sv_sq[s]
+// its squared norm; sv_nnz = Σ_s nnz(sv(s)) only decides whether to go
+// parallel. Cost O(Q · sv_nnz) (dense queries) or O(Q · (sv_nnz + m · nnz(query)))
+// (merge-join), parallel over blocks of support vectors.
+template <class SupportRow>
+void expansion_scores(const KernelParams& kernel, std::size_t m, const SupportRow& sv,
+                      const double* sv_sq, std::uint64_t sv_nnz, const double* coef, std::size_t K,
+                      std::span<const KernelQuery> queries, double* raw) {
+  const std::size_t Q = queries.size();
+  std::fill(raw, raw + Q * K, 0.0);
+  if (m == 0 || Q == 0) return;
+  const std::size_t blocks = (m + kExpansionBlock - 1) / kExpansionBlock;
+  std::vector<double> partial(blocks * Q * K, 0.0);
+  auto run_block = [&](std::size_t b) {
+    double* out = &partial[b * Q * K];
+    const std::size_t end = std::min(m, (b + 1) * kExpansionBlock);
+    for (std::size_t s = b * kExpansionBlock; s < end; ++s) {
+      const RowView x = sv(s);
+      const double* a = coef + s * K;
+      for (std::size_t q = 0; q < Q; ++q) {
+        const double kv = query_kernel(kernel, x, sv_sq[s], queries[q]);
+        double* o = out + q * K;
+        for (std::size_t c = 0; c < K; ++c) o[c] += a[c] * kv;
+      }
+    }
+  };
+  if (blocks > 1 && (m * Q > kParallelKernelEvaluations || sv_nnz * Q > kParallelMultiplyAdds)) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t b = r.begin(); b != r.end(); ++b) run_block(b);
+    });
+  } else {
+    for (std::size_t b = 0; b < blocks; ++b) run_block(b);
+  }
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const double* p = &partial[b * Q * K];
+    for (std::size_t i = 0; i < Q * K; ++i) raw[i] += p[i];
+  }
+}
+
+struct KernelModel {
+  std::string objective = "kernel_hinge";
+  std::vector<std::string> classes;
+  std::uint32_t dimension = 0;
+  int outputs = 1;                 // 1 for binary, K for multiclass
+  KernelParams kernel;             // resolved: gamma > 0 for polynomial / rbf
+  double lambda = 1e-4;
+  std::uint64_t iterations = 1;    // T
+  int batch_size = 1;              // k
+  // Support vectors as CSR rows (0-based feature indices < dimension) and
+  // coefficients a_sc = α_sc y_sc, row-major: coefficients[s·outputs + c].
+  std::vector<std::uint64_t> sv_ptr{0};
+  std::vector<std::uint32_t> sv_indices;
+  std::vector<float> sv_values;
+  std::vector<double> coefficients;
+  nlohmann::json settings = nlohmann::json::object();  // training configuration
+  nlohmann::json data = nlohmann::json::object();      // reader settings (format, label_column, normalize)
+  nlohmann::json training = nlohmann::json::object();  // summary: iterations, support vectors, objective, ...
+
+  bool binary() const { return outputs == 1; }
+  std::size_t num_support_vectors() const { return sv_ptr.size() - 1; }
+  RowView support_vector(std::size_t s) const {
+    const std::uint64_t begin = sv_ptr[s];
+    return RowView{sv_values.data() + begin, sv_indices.data() + begin,
+                   static_cast<std::uint32_t>(sv_ptr[s + 1] - begin), -1, s};
+  }
+  // 1/(λ T k): turns the integer-count expansion into ⟨w, φ(x)⟩.
+  double decision_scale() const {
+    return 1.0 / (lambda * static_cast<double>(iterations) * static_cast<double>(batch_size));
+  }
+
+  // Recompute derived data (squared norms of the support vectors). Required
+  // after changing the support vectors by hand; training and loading call it.
+  void prepare();
+  // Unscaled Σ_s a_sc k(sv_s, x) for every output (features of x at or beyond
+  // `dimension` are ignored). Cost O(m · nnz); parallel for large m.
+  void raw_scores(const RowView& x, double* out) const;
+  // out[c] = f_c(x) = decision_scale() · raw.
+  void scores(const RowView& x, double* out) const;
+  // Scores of every row of `data` (size() × outputs, row-major), the same
+  // bits as scores(row) row by row but faster: chunks of rows share each
+  // block of support vectors while it is in cache; parallel over chunks.
+  std::vector<double> scores(const Dataset& data) const;
+  // Predicted class id from scores (binary: positive ⇒ 1; multiclass: argmax).
+  int predict_class(const double* scores) const;
+  // λ/2 Σ_c ‖w_c‖² by the O(m²) Gram sum (the training summary stores it).
+  double regularizer() const;
+
+  std::vector<double> sv_sq_norms;  // derived, see prepare()
+
+ private:
+  // Unscaled scores of rows row(0..count) into out (count × outputs).
+  template <class RowOf>
+  void raw_scores_of(std::size_t count, const RowOf& row, double* out) const;
+};
+
+// Serialise (throws std::logic_error on a non-finite number: a model file
+// never contains NaN) and parse (throws InputError naming the file and the
+// JSON field, e.g. "m.json: /support_vectors/3: ...").
+std::string kernel_model_to_json(const KernelModel& model);
+KernelModel kernel_model_from_json(const std::string& text, const std::string& name);
+KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& name);
+
+void save_kernel_model(const KernelModel& model, const std::string& path);  // atomic
+KernelModel load_kernel_model(const std::string& path);
+
+// "linear" or "kernel": the "kind" field of a parsed model file (throws
+// InputError naming the file when it is missing or not a string).
+std::string model_kind(const nlohmann::json& j, const std::string& name);
+
+// The kernel block of a model file / config: {"type", "gamma", "degree", "coef0"}.
+nlohmann::json kernel_params_to_json(const KernelParams& kernel);
+
+}  // namespace pegasos

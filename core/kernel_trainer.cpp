@@ -1,0 +1,468 @@
+#include "core/kernel_trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <tbb/parallel_for.h>
+
+#include "core/errors.hpp"
+#include "core/random.hpp"
+#include "objectives/kernel_hinge.hpp"
+
+namespace pegasos {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kNoSlot = std::numeric_limits<std::size_t>::max();
+
+// The support set: rows in order of entry, coefficients a_jc row-major, and
+// a contiguous copy of the rows (CSR in slot order), so that the scan over
+// the support vectors at every step reads memory sequentially (hardware
+// prefetch) instead of jumping around the training set.
+class SupportSet {
+ public:
+  SupportSet(const Dataset& data, std::size_t K) : data_(data), K_(K), slot_(data.size(), kNoSlot) {}
+
+  std::size_t size() const { return rows_.size(); }
+  std::size_t row(std::size_t s) const { return rows_[s]; }
+  RowView sv(std::size_t s) const {
+    const std::uint64_t begin = ptr_[s];
+    return RowView{values_.data() + begin, indices_.data() + begin, static_cast<std::uint32_t>(ptr_[s + 1] - begin), -1, s};
+  }
+  const double* coefficients() const { return coef_.data(); }
+  const double* squared_norms() const { return sq_.data(); }
+  std::uint64_t nnz() const { return ptr_.back(); }
+  std::uint64_t removals() const { return removals_; }
+  std::size_t slot(std::size_t row) const { return slot_[row]; }
+
+  // Add `delta` (K values) to row's coefficients, entering it if needed
+  // (sq_norm: its ‖x‖², kept per slot for the RBF).
+  void add(std::size_t row, const double* delta, double sq_norm) {
+    std::size_t s = slot_[row];
+    if (s == kNoSlot) {
+      s = rows_.size();
+      rows_.push_back(row);
+      sq_.push_back(sq_norm);
+      const RowView x = data_.row(row);
+      indices_.insert(indices_.end(), x.indices, x.indices + x.nnz);
+      values_.insert(values_.end(), x.values, x.values + x.nnz);
+      ptr_.push_back(indices_.size());
+      coef_.resize(coef_.size() + K_, 0.0);
+      slot_[row] = s;
+    }
+    double* a = &coef_[s * K_];
+    bool nonzero = false;
+    for (std::size_t c = 0; c < K_; ++c) {
+      a[c] += delta[c];
+      nonzero = nonzero || a[c] != 0.0;
+    }
+    if (!nonzero) remove(s);  // S holds exactly the rows with a non-zero count
+  }
+
+  // The support vector with the smallest Σ_c |a_sc|; ties go to the oldest
+  // (the list is in order of entry, so the first minimum).
+  std::size_t weakest() const {
+    std::size_t best = 0;
+    double best_mass = std::numeric_limits<double>::infinity();
+    for (std::size_t s = 0; s < rows_.size(); ++s) {
+      double mass = 0.0;
+      for (std::size_t c = 0; c < K_; ++c) mass += std::abs(coef_[s * K_ + c]);
+      if (mass < best_mass) {
+        best_mass = mass;
+        best = s;
+      }
+    }
+    return best;
+  }
+
+  // Remove slot s, keeping the order of the others. O(|S| · K + nnz of S).
+  void remove(std::size_t s) {
+    ++removals_;
+    slot_[rows_[s]] = kNoSlot;
+    auto at = [](auto& v, std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+    const std::uint64_t begin = ptr_[s], end = ptr_[s + 1];
+    indices_.erase(at(indices_, begin), at(indices_, end));
+    values_.erase(at(values_, begin), at(values_, end));
+    ptr_.erase(at(ptr_, s + 1));
+    for (std::size_t i = s + 1; i < ptr_.size(); ++i) ptr_[i] -= end - begin;
+    rows_.erase(at(rows_, s));
+    sq_.erase(at(sq_, s));
+    coef_.erase(at(coef_, s * K_), at(coef_, (s + 1) * K_));
+    for (std::size_t i = s; i < rows_.size(); ++i) slot_[rows_[i]] = i;
+  }
+
+ private:
+  const Dataset& data_;
+  std::size_t K_;
+  std::vector<std::size_t> rows_;
+  std::vector<double> coef_;
+  std::vector<double> sq_;
+  std::vector<std::uint64_t> ptr_{0};
+  std::vector<std::uint32_t> indices_;
+  std::vector<float> values_;
+  std::uint64_t removals_ = 0;
+  std::vector<std::size_t> slot_;  // per training row: its index in rows_, or kNoSlot
+};
+
+// Kernel rows of training examples against the support set: row j holds
+// k(x_s, x_j) for the first length(j) support vectors. The support list only
+// grows (new entries are appended) until something is removed, so a cached
+// row stays a valid prefix and a revisit of j evaluates only the support
+// vectors added since. Rows grow while the total stays within the byte cap
+// (first come, first served; never evicted), so what is cached depends only
+// on the sampled sequence; and cached values are the very values a fresh
+// evaluation gives, so the cache changes the cost, never a result.
+class KernelCache {
+ public:
+  KernelCache(std::size_t n, std::uint64_t cap_bytes) : rows_(cap_bytes > 0 ? n : 0), reserved_(rows_.size(), 0), cap_(cap_bytes) {}
+
+  std::size_t length(std::size_t j) const { return rows_.empty() ? 0 : rows_[j].size(); }
+  const double* data(std::size_t j) const { return rows_[j].data(); }
+  std::uint64_t generation() const { return generation_; }
+
+  // Append `count` values to row j; false (nothing stored) beyond the cap.
+  bool extend(std::size_t j, const double* values, std::size_t count) {
+    if (rows_.empty()) return false;
+    std::vector<double>& r = rows_[j];
+    const std::size_t need = r.size() + count;
+    if (need > reserved_[j]) {
+      // Grow by half again (amortised O(1) copies), or just enough near the cap.
+      std::size_t grow = std::max(need, reserved_[j] + reserved_[j] / 2);
+      if (used_ + (grow - reserved_[j]) * sizeof(double) > cap_) grow = need;
+      if (used_ + (grow - reserved_[j]) * sizeof(double) > cap_) return false;
+      used_ += (grow - reserved_[j]) * sizeof(double);
+      reserved_[j] = grow;
+      r.reserve(grow);
+    }
+    r.insert(r.end(), values, values + count);
+    return true;
+  }
+
+  void clear(std::uint64_t generation) {
+    for (auto& r : rows_) std::vector<double>().swap(r);
+    std::fill(reserved_.begin(), reserved_.end(), 0);
+    used_ = 0;
+    generation_ = generation;
+  }
+
+ private:
+  std::vector<std::vector<double>> rows_;
+  std::vector<std::size_t> reserved_;  // our own accounting (capacity() may round up)
+  std::uint64_t cap_;
+  std::uint64_t used_ = 0;
+  std::uint64_t generation_ = 0;
+};
+
+[[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
+  throw ConfigError(origin + ": " + key + ": " + what);
+}
+
+double finite(const json& j, const std::string& origin, const std::string& key) {
+  if (!j.is_number()) fail(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + j.dump());
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) fail(origin, key, "must be finite");
+  return v;
+}
+
+std::int64_t integer(const json& j, const std::string& origin, const std::string& key) {
+  const double v = finite(j, origin, key);
+  if (v != std::floor(v) || std::abs(v) > 9.0e15) fail(origin, key, "expected an integer, found " + j.dump());
+  return static_cast<std::int64_t>(v);
+}
+
+}  // namespace
+
+json default_kernel_json() {
+  return {{"type", "rbf"}, {"gamma", "auto"}, {"degree", 3}, {"coef0", 0.0}};
+}
+
+KernelSettings kernel_settings_from_json(const json& config, const std::string& origin, std::vector<std::string>* ignored) {
+  KernelSettings s;
+  if (!config.is_object()) throw ConfigError(origin + ": a configuration is a JSON object of settings");
+  if (auto it = config.find("kernel"); it != config.end() && !it->is_null()) {
+    json k = *it;
+    if (k.is_string()) k = json{{"type", k}};  // "kernel": "rbf" is short for {"type": "rbf"}
+    if (!k.is_object()) {
+      fail(origin, "kernel", "expected an object {\"type\": \"rbf\", \"gamma\": ...} or a kernel name, found " + k.dump());
+    }
+    static const std::vector<std::string> keys = {"type", "gamma", "degree", "coef0"};
+    for (const auto& [key, value] : k.items()) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        fail(origin, "kernel/" + key, "unknown kernel parameter (expected type, gamma, degree or coef0)");
+      }
+    }
+    if (auto t = k.find("type"); t != k.end()) {
+      if (!t->is_string() || !parse_kernel_type(t->get<std::string>(), s.kernel.type)) {
+        fail(origin, "kernel/type", "expected one of linear, polynomial, rbf, found " + t->dump());
+      }
+    }
+    const bool uses_gamma = s.kernel.type != KernelType::kLinear;
+    const bool polynomial = s.kernel.type == KernelType::kPolynomial;
+    if (auto g = k.find("gamma"); g != k.end()) {
+      if (!(g->is_string() && *g == "auto")) {
+        s.kernel.gamma = finite(*g, origin, "kernel/gamma");
+        if (!(s.kernel.gamma > 0)) fail(origin, "kernel/gamma", "must be > 0 (or \"auto\" for 1/dimension)");
+      }
+      if (!uses_gamma && ignored) ignored->push_back("kernel/gamma: ignored by the linear kernel");
+    }
+    if (auto d = k.find("degree"); d != k.end()) {
+      const std::int64_t degree = integer(*d, origin, "kernel/degree");
+      if (degree < 1 || degree > kMaxKernelDegree) {
+        fail(origin, "kernel/degree", "must be between 1 and " + std::to_string(kMaxKernelDegree));
+      }
+      s.kernel.degree = static_cast<int>(degree);
+      if (!polynomial && ignored) ignored->push_back("kernel/degree: only used by the polynomial kernel");
+    }
+    if (auto c = k.find("coef0"); c != k.end()) {
+      s.kernel.coef0 = finite(*c, origin, "kernel/coef0");
+      if (!polynomial && ignored) ignored->push_back("kernel/coef0: only used by the polynomial kernel");
+    }
+  }
+  if (auto it = config.find("max_support_vectors"); it != config.end() && !it->is_null()) {
+    const std::int64_t b = integer(*it, origin, "max_support_vectors");
+    if (b < 0) fail(origin, "max_support_vectors", "must be >= 0 (0 = no budget)");
+    s.max_support_vectors = static_cast<std::uint64_t>(b);
+  }
+  if (auto it = config.find("kernel_cache_mb"); it != config.end() && !it->is_null()) {
+    s.cache_megabytes = finite(*it, origin, "kernel_cache_mb");
+    if (s.cache_megabytes < 0) fail(origin, "kernel_cache_mb", "must be >= 0 (0 = no kernel cache)");
+  }
+  return s;
+}
+
+json kernel_settings_to_json(const KernelSettings& s) {
+  json k = kernel_params_to_json(s.kernel);
+  if (s.kernel.gamma == 0.0) k["gamma"] = "auto";
+  return {{"kernel", k}, {"max_support_vectors", s.max_support_vectors}, {"kernel_cache_mb", s.cache_megabytes}};
+}
+
+KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const EngineSettings& s,
+                         const std::function<bool(const EpochInfo&)>& on_epoch) {
+  const std::size_t n = data.size();
+  if (n == 0) throw InputError(data.source + ": no training examples");
+  if (data.classes.size() < 2) throw InputError(data.source + ": a classifier needs at least two classes");
+  if (!(s.lambda > 0) || s.batch_size < 1) throw std::invalid_argument("train_kernel: lambda > 0 and batch_size >= 1 required");
+  const std::size_t K = data.classes.size() == 2 ? 1 : data.classes.size();
+  const KernelHinge objective(static_cast<int>(K));
+  const std::uint32_t dim = data.dimension;
+  KernelParams kernel = ks.kernel;
+  if (kernel.type != KernelType::kLinear && kernel.gamma == 0.0) kernel.gamma = 1.0 / std::max<std::uint32_t>(dim, 1);
+  const std::size_t k = static_cast<std::size_t>(s.batch_size);
+  const double lambda = s.lambda;
+  const std::size_t budget = ks.max_support_vectors == 0 ? kNoSlot : static_cast<std::size_t>(ks.max_support_vectors);
+
+  const std::uint64_t steps_per_epoch = (n + k - 1) / k;
+  std::uint64_t T = s.iterations;
+  const double epochs = T == 0 && s.epochs <= 0 ? kDefaultKernelEpochs : s.epochs;
+  if (T == 0) T = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(epochs * static_cast<double>(n) / static_cast<double>(k))));
+
+  // ‖x_i‖² of every training row (RBF); computed once.
+  std::vector<double> sq(n, 0.0);
+  if (kernel.type == KernelType::kRbf) {
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { sq[i] = row_squared_norm(data.row(i)); });
+  }
+
+  Sampler sampler(data, s.sampling, derive_seed(s.seed, 1));
+  SupportSet S(data, K);
+  std::uint64_t evictions = 0;
+  std::uint64_t evaluations = 0;  // kernel evaluations of the training loop
+
+  // Budgeted runs evict every step once full, which would clear the cache each
+  // time; their support set is small anyway.
+  const double cache_mb = budget == kNoSlot ? ks.cache_megabytes : 0.0;
+  KernelCache cache(n, static_cast<std::uint64_t>(std::max(0.0, cache_mb) * 1048576.0));
+  // One query at a time, scattered into a dense array (zeroed once, cleared
+  // after use in O(nnz)) unless the dimension is huge (then merge-join).
+  const bool scatter = dim <= kDenseQueryMaxDimension;
+  std::vector<double> dense(scatter ? dim : 0, 0.0);
+  std::vector<double> fresh, joined;
+  std::vector<std::size_t> batch(k);
+  std::vector<double> raw(k * K), scores(k * K), coeff(k * K);
+  std::vector<char> active(k);
+  std::vector<double> delta(K);
+
+  // Kernel values of row j against the whole support set: the cached prefix
+  // plus fresh evaluations for the support vectors added since (parallel over
+  // blocks when there is enough work). Returns a pointer to |S| values.
+  auto kernel_row = [&](std::size_t j) -> const double* {
+    const std::size_t m = S.size();
+    const std::size_t first = cache.length(j);
+    if (first == m) return m == 0 ? nullptr : cache.data(j);
+    const RowView x = data.row(j);
+    KernelQuery query{x, nullptr, sq[j]};
+    if (scatter) {
+      for (std::uint32_t p = 0; p < x.nnz; ++p) dense[x.indices[p]] = x.values[p];
+      query.dense = dense.data();
+    }
+    const std::size_t count = m - first;
+    fresh.resize(count);
+    const std::size_t blocks = (count + kExpansionBlock - 1) / kExpansionBlock;
+    auto run_block = [&](std::size_t b) {
+      const std::size_t end = std::min(count, (b + 1) * kExpansionBlock);
+      for (std::size_t i = b * kExpansionBlock; i < end; ++i) {
+        const std::size_t slot = first + i;
+        fresh[i] = query_kernel(kernel, S.sv(slot), S.squared_norms()[slot], query);
+      }
+    };
+    const std::uint64_t work = m == 0 ? 0 : S.nnz() / m * count;
+    if (blocks > 1 && (count > kParallelKernelEvaluations || work > kParallelMultiplyAdds)) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t b = r.begin(); b != r.end(); ++b) run_block(b);
+      });
+    } else {
+      for (std::size_t b = 0; b < blocks; ++b) run_block(b);
+    }
+    if (scatter) {
+      for (std::uint32_t p = 0; p < x.nnz; ++p) dense[x.indices[p]] = 0.0;
+    }
+    evaluations += count;
+    if (cache.extend(j, fresh.data(), count)) return cache.data(j);
+    if (first == 0) return fresh.data();
+    joined.assign(cache.data(j), cache.data(j) + first);
+    joined.insert(joined.end(), fresh.begin(), fresh.end());
+    return joined.data();
+  };
+
+  std::uint64_t t = 0;
+  while (t < T) {
+    ++t;
+    for (std::size_t a = 0; a < k; ++a) batch[a] = sampler.next();
+    // Raw scores of the batch with the current counts (all judged with the same α).
+    for (std::size_t a = 0; a < k; ++a) {
+      combine_expansion(S.coefficients(), K, S.size(), kernel_row(batch[a]), &raw[a * K]);
+    }
+    // w_t = 1/(λ(t−1)k) Σ a φ; w_1 = 0.
+    const double scale = t == 1 ? 0.0 : 1.0 / (lambda * static_cast<double>(t - 1) * static_cast<double>(k));
+    for (std::size_t a = 0; a < k; ++a) {
+      for (std::size_t c = 0; c < K; ++c) {
+        if (!std::isfinite(raw[a * K + c])) {
+          throw InputError(data.source + ": the kernel expansion became infinite or NaN at iteration " + std::to_string(t) +
+                           "; scale the features or lower the kernel's gamma / degree");
+        }
+        scores[a * K + c] = scale * raw[a * K + c];
+      }
+      active[a] = objective.subgradient(data.row(batch[a]), &scores[a * K], &coeff[a * K]);
+    }
+    // Count the violators: a_jc += −∂ℓ/∂s_c (= y_jc for the hinge).
+    for (std::size_t a = 0; a < k; ++a) {
+      if (!active[a]) continue;
+      const std::size_t j = batch[a];
+      if (S.slot(j) == kNoSlot && S.size() >= budget) {
+        S.remove(S.weakest());
+        ++evictions;
+      }
+      for (std::size_t c = 0; c < K; ++c) delta[c] = -coeff[a * K + c];
+      S.add(j, delta.data(), sq[j]);
+      // Cached rows are prefixes of the support list: a removal shifts it.
+      if (S.removals() != cache.generation()) cache.clear(S.removals());
+    }
+
+    if (t % steps_per_epoch == 0 || t == T) {
+      EpochInfo info;
+      info.epoch = static_cast<int>((t + steps_per_epoch - 1) / steps_per_epoch);
+      info.iterations = t;
+      if (on_epoch && !on_epoch(info)) break;
+    }
+  }
+
+  KernelModel m;
+  m.classes = data.classes;
+  m.dimension = dim;
+  m.outputs = static_cast<int>(K);
+  m.kernel = kernel;
+  m.lambda = lambda;
+  m.iterations = t;
+  m.batch_size = static_cast<int>(k);
+  for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
+    const RowView x = S.sv(s_i);
+    m.sv_indices.insert(m.sv_indices.end(), x.indices, x.indices + x.nnz);
+    m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
+    m.sv_ptr.push_back(m.sv_indices.size());
+  }
+  m.coefficients.assign(S.coefficients(), S.coefficients() + S.size() * K);
+  m.prepare();
+
+  m.training = {{"examples", n},
+                {"nnz", data.nnz()},
+                {"iterations", t},
+                {"epochs", static_cast<double>(t) * static_cast<double>(k) / static_cast<double>(n)},
+                {"support_vectors", S.size()},
+                {"evictions", evictions},
+                {"kernel_evaluations", evaluations}};
+  if (ks.compute_objective) {
+    // Scores of every training row: the mean loss, and (rows in S) the
+    // regulariser Σ_c scale² Σ_s a_sc raw_c(x_s), summed in support-set order.
+    // Cached kernel rows are reused; the values are those model.scores would
+    // compute, bit for bit (same kernel values, same block order).
+    std::vector<double> rows_raw(n * K);
+    const std::size_t msv = S.size();
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 16), [&](const tbb::blocked_range<std::size_t>& r) {
+      std::vector<double> q(scatter ? dim : 0, 0.0), kv(msv);
+      for (std::size_t i = r.begin(); i != r.end(); ++i) {
+        const std::size_t first = std::min(cache.length(i), msv);
+        if (first == msv) {
+          combine_expansion(S.coefficients(), K, msv, msv == 0 ? nullptr : cache.data(i), &rows_raw[i * K]);
+          continue;
+        }
+        const RowView x = data.row(i);
+        KernelQuery query{x, nullptr, sq[i]};
+        if (scatter) {
+          for (std::uint32_t p = 0; p < x.nnz; ++p) q[x.indices[p]] = x.values[p];
+          query.dense = q.data();
+        }
+        if (first > 0) std::copy(cache.data(i), cache.data(i) + first, kv.begin());
+        for (std::size_t slot = first; slot < msv; ++slot) {
+          kv[slot] = query_kernel(kernel, S.sv(slot), S.squared_norms()[slot], query);
+        }
+        if (scatter) {
+          for (std::uint32_t p = 0; p < x.nnz; ++p) q[x.indices[p]] = 0.0;
+        }
+        combine_expansion(S.coefficients(), K, msv, kv.data(), &rows_raw[i * K]);
+      }
+    });
+    const double final_scale = m.decision_scale();
+    double sq_norm = 0.0;
+    for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
+      for (std::size_t c = 0; c < K; ++c) sq_norm += m.coefficients[s_i * K + c] * rows_raw[S.row(s_i) * K + c];
+    }
+    const double regularizer = lambda / 2 * final_scale * final_scale * sq_norm;
+    double loss = 0.0;
+    std::vector<double> sc(K);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t c = 0; c < K; ++c) sc[c] = final_scale * rows_raw[i * K + c];
+      loss += objective.loss(data.row(i), sc.data());
+    }
+    const double objective_value = regularizer + loss / static_cast<double>(n);
+    if (!std::isfinite(objective_value)) {
+      throw InputError(data.source + ": the kernel expansion of the final model is infinite or NaN; scale the "
+                       "features or lower the kernel's gamma / degree");
+    }
+    m.training["objective"] = objective_value;
+    m.training["regularizer"] = regularizer;
+  }
+  return m;
+}
+
+double kernel_model_objective(const KernelModel& model, const Dataset& data) {
+  double regularizer = 0.0;
+  if (auto it = model.training.find("regularizer"); it != model.training.end() && it->is_number()) {
+    regularizer = it->get<double>();
+  } else {
+    regularizer = model.regularizer();
+  }
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (data.labels[i] >= 0) rows.push_back(i);
+  }
+  if (rows.empty()) return regularizer;
+  const std::size_t K = static_cast<std::size_t>(model.outputs);
+  const std::vector<double> scores = model.scores(data);
+  const KernelHinge objective(model.outputs);
+  double total = 0.0;
+  for (std::size_t i : rows) total += objective.loss(data.row(i), &scores[i * K]);
+  return regularizer + total / static_cast<double>(rows.size());
+}
+
+}  // namespace pegasos

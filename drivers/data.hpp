@@ -1,0 +1,35 @@
+// Getting a Dataset for training or for applying a model: numeric files
+// (LIBSVM, CSV) or raw text (JSONL, TSV, one folder per class) featurised by
+// core/text. The model remembers which, and how.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/dataset.hpp"
+#include "core/model.hpp"
+#include "drivers/config.hpp"
+
+namespace pegasos {
+
+// True when `path` with the configured `format` is a raw-text corpus.
+bool is_text_input(const std::string& path, const std::string& format);
+
+struct TrainingData {
+  Dataset data;
+  nlohmann::json features;  // the fitted featurizer (TextFeaturizer::to_json), null for numeric data
+};
+
+// Read training data. Raw text is featurised with config.features (fitting a
+// vocabulary / idf on this data), or, when `fixed_features` is not null, with
+// that already-fitted featurizer (transfer from a text source model).
+// Throws InputError / ConfigError.
+TrainingData load_training_data(const TrainConfig& config, const std::string& path,
+                                const nlohmann::json& fixed_features = nullptr);
+
+// Read data to apply `model` to, with the model's reader settings and
+// featurizer. Raw text for a numeric model (or the reverse) is an error.
+Dataset load_data_for_model(const Model& model, const std::string& path, bool require_labels);
+
+}  // namespace pegasos

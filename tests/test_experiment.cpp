@@ -1,0 +1,415 @@
+// Experiments (`pegasos run`): grid expansion, deterministic splits, model
+// selection, the results.json schema, byte-for-byte reproducibility and
+// validation that fails before any run starts. Tiny generated data.
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <tbb/global_control.h>
+
+#include "core/errors.hpp"
+#include "drivers/experiment.hpp"
+#include "tests/fixtures.hpp"
+
+namespace {
+
+using Catch::Contains;
+using nlohmann::json;
+namespace fs = std::filesystem;
+using namespace pegasos;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "pegasos-exp-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+// LIBSVM text of a generated dataset (labels are its class names).
+std::string libsvm(const Dataset& ds) {
+  std::string out;
+  char buf[64];
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    out += ds.classes[static_cast<std::size_t>(ds.labels[i])];
+    const RowView x = ds.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      std::snprintf(buf, sizeof buf, " %u:%.6g", x.indices[j] + 1, x.values[j]);
+      out += buf;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+// train.svm / test.svm (binary) and multi_train.svm / multi_test.svm (3 classes).
+void write_data(const TempDir& dir) {
+  write_text(dir.file("train.svm"), libsvm(fixtures::gaussian(240, 8, 11)));
+  write_text(dir.file("test.svm"), libsvm(fixtures::gaussian(120, 8, 12)));
+  write_text(dir.file("multi_train.svm"), libsvm(fixtures::blobs(180, 6, 3, 13, 0.6)));
+  write_text(dir.file("multi_test.svm"), libsvm(fixtures::blobs(90, 6, 3, 14, 0.6)));
+}
+
+json base_experiment() {
+  return json::parse(R"({
+    "data": {"train": "train.svm", "test": "test.svm", "folds": 3, "stratified": true},
+    "config": {"lambda": 1e-2, "epochs": 3},
+    "grid": {"lambda": [1e-1, 1e-3], "batch_size": [1, 4]},
+    "repeats": 2,
+    "trace_every": 1,
+    "plots": false
+  })");
+}
+
+Experiment experiment_in(const TempDir& dir, const json& j, const std::string& name = "exp.json") {
+  write_text(dir.file(name), j.dump(2));
+  return load_experiment(dir.file(name));
+}
+
+RunOptions quiet_options(const std::string& output) {
+  RunOptions o;
+  o.output_dir = output;
+  o.quiet = true;
+  o.gnuplot = "";  // tests never start gnuplot
+  return o;
+}
+
+TEST_CASE("grid: Cartesian product in sorted key order, last key fastest; zip varies together", "[experiment]") {
+  const json grid = {{"lambda", {0.1, 0.01, 0.001}}, {"batch_size", {1, 8}}};
+  const auto points = expand_grid(grid, json::object(), "g");
+  REQUIRE(points.size() == 6);
+  const std::vector<std::pair<int, double>> expected = {{1, 0.1}, {1, 0.01}, {1, 0.001},
+                                                        {8, 0.1}, {8, 0.01}, {8, 0.001}};
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    CHECK(points[i]["batch_size"] == expected[i].first);
+    CHECK(points[i]["lambda"] == expected[i].second);
+  }
+  CHECK(expand_grid(json::object(), json::object(), "g") == std::vector<json>{json::object()});
+
+  const json zip = {{"batch_size", {1, 4, 16}}, {"iterations", {1600, 400, 100}}};
+  const auto zipped = expand_grid({{"lambda", {1e-2, 1e-3}}}, zip, "g");
+  REQUIRE(zipped.size() == 6);
+  for (const json& p : zipped) CHECK(p["batch_size"].get<int>() * p["iterations"].get<int>() == 1600);
+  CHECK(zipped[0]["lambda"] == 1e-2);
+  CHECK(zipped[2]["lambda"] == 1e-2);
+  CHECK(zipped[3]["lambda"] == 1e-3);
+  CHECK(zipped[1]["batch_size"] == 4);
+}
+
+TEST_CASE("grid: bad keys and values are rejected with the key named", "[experiment]") {
+  CHECK_THROWS_WITH(expand_grid({{"lamda", {1}}}, json::object(), "x.json"),
+                    Contains("x.json: grid/lamda") && Contains("did you mean 'lambda'"));
+  CHECK_THROWS_WITH(expand_grid({{"lambda", json::array()}}, json::object(), "x.json"),
+                    Contains("grid/lambda") && Contains("empty list"));
+  CHECK_THROWS_WITH(expand_grid({{"lambda", 0.1}}, json::object(), "x.json"), Contains("expected a list"));
+  CHECK_THROWS_WITH(expand_grid({{"normalize", {"none", "l2"}}}, json::object(), "x.json"),
+                    Contains("grid/normalize") && Contains("read once"));
+  CHECK_THROWS_WITH(expand_grid(json::object(), {{"batch_size", {1, 2}}, {"iterations", {5}}}, "x.json"),
+                    Contains("zip/iterations") && Contains("equal lengths"));
+  CHECK_THROWS_WITH(expand_grid({{"lambda", {1}}}, {{"lambda", {2}}}, "x.json"), Contains("zip/lambda"));
+  CHECK_THROWS_AS(expand_grid({{"lamda", {1}}}, json::object(), "x.json"), ConfigError);
+}
+
+TEST_CASE("folds: disjoint, complete, balanced, deterministic by seed, stratified", "[experiment]") {
+  std::vector<int> labels;
+  for (int i = 0; i < 103; ++i) labels.push_back(i % 10 < 3 ? 1 : 0);  // 31 positives
+  for (const bool stratified : {false, true}) {
+    const auto folds = make_folds(labels, 5, stratified, 7);
+    REQUIRE(folds.size() == 5);
+    std::vector<int> seen(labels.size(), 0);
+    for (const auto& f : folds) {
+      CHECK(std::is_sorted(f.begin(), f.end()));
+      CHECK(f.size() >= 20);
+      CHECK(f.size() <= 21);
+      for (std::size_t i : f) ++seen[i];
+    }
+    CHECK(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));  // no example in two folds
+    CHECK(make_folds(labels, 5, stratified, 7) == folds);
+    CHECK(make_folds(labels, 5, stratified, 8) != folds);
+    if (stratified) {
+      for (const auto& f : folds) {
+        const auto positives = std::count_if(f.begin(), f.end(), [&](std::size_t i) { return labels[i] == 1; });
+        CHECK(positives >= 6);  // 31 / 5 = 6.2
+        CHECK(positives <= 7);
+      }
+    }
+  }
+}
+
+TEST_CASE("holdout: disjoint, deterministic, stratified proportions", "[experiment]") {
+  std::vector<int> labels;
+  for (int i = 0; i < 200; ++i) labels.push_back(i % 4 == 0 ? 1 : 0);  // 50 positives
+  const HoldoutSplit s = holdout_split(labels, 0.2, true, 3);
+  CHECK(s.test.size() == 40);
+  CHECK(s.train.size() == 160);
+  std::vector<std::size_t> all = s.train;
+  all.insert(all.end(), s.test.begin(), s.test.end());
+  std::sort(all.begin(), all.end());
+  CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+  CHECK(all.size() == labels.size());
+  CHECK(std::count_if(s.test.begin(), s.test.end(), [&](std::size_t i) { return labels[i] == 1; }) == 10);
+  CHECK(holdout_split(labels, 0.2, true, 3).test == s.test);
+  CHECK(holdout_split(labels, 0.2, false, 3).test.size() == 40);
+}
+
+TEST_CASE("subset copies the chosen rows and keeps classes and dimension", "[experiment]") {
+  const Dataset ds = fixtures::gaussian(30, 5, 1, 0.5);
+  const Dataset sub = subset(ds, {2, 7, 29});
+  REQUIRE(sub.size() == 3);
+  CHECK(sub.dimension == ds.dimension);
+  CHECK(sub.classes == ds.classes);
+  for (std::size_t k = 0; k < 3; ++k) {
+    const RowView a = sub.row(k), b = ds.row(std::vector<std::size_t>{2, 7, 29}[k]);
+    REQUIRE(a.nnz == b.nnz);
+    CHECK(a.label == b.label);
+    CHECK(std::equal(a.values, a.values + a.nnz, b.values));
+    CHECK(std::equal(a.indices, a.indices + a.nnz, b.indices));
+  }
+}
+
+TEST_CASE("best_index: argmax or argmin, first on ties, NaN never wins", "[experiment]") {
+  CHECK(best_index({0.2, 0.9, 0.5}, true) == 1);
+  CHECK(best_index({0.2, 0.9, 0.9}, true) == 1);
+  CHECK(best_index({0.2, 0.9, 0.5}, false) == 0);
+  CHECK(best_index({std::nan(""), 0.1, 0.3}, true) == 2);
+  CHECK(metric_is_maximized("balanced_accuracy", "x"));
+  CHECK_FALSE(metric_is_maximized("objective", "x"));
+  CHECK_THROWS_WITH(metric_is_maximized("balanced_acuracy", "x"), Contains("did you mean 'balanced_accuracy'"));
+}
+
+TEST_CASE("results.json: schema, timings only under \"timing\", model selection picks the cv argmax", "[experiment]") {
+  TempDir dir;
+  write_data(dir);
+  json j = base_experiment();
+  j["select"] = {{"metric", "balanced_accuracy"}};
+  j["max_fpr"] = 0.1;
+  const Experiment e = experiment_in(dir, j);
+  REQUIRE(e.points.size() == 4);
+  const json r = run_experiment(e, quiet_options(dir.file("out")));
+
+  for (const char* key : {"format_version", "experiment", "runs", "summary", "selection", "best", "timing"}) {
+    CHECK(r.contains(key));
+  }
+  // 4 points x 2 repeats x 3 folds cv runs, then 2 final runs of the selected point.
+  REQUIRE(r["runs"].size() == 4 * 2 * 3 + 2);
+  for (std::size_t i = 0; i < r["runs"].size(); ++i) {
+    const json& run = r["runs"][i];
+    CHECK(run["id"] == i);
+    for (const char* key : {"phase", "point", "params", "repeat", "fold", "seed", "config", "metrics", "training",
+                            "trace", "timing", "train_examples", "eval_examples"}) {
+      CHECK(run.contains(key));
+    }
+    for (const char* m : {"accuracy", "balanced_accuracy", "macro_f1", "roc_auc", "objective", "eval_objective"}) {
+      CHECK(run["metrics"].contains(m));
+    }
+    CHECK(run["timing"].contains("train_seconds"));
+    CHECK(run["config"]["seed"] == run["seed"]);
+    CHECK(run["seed"] == 42 + run["repeat"].get<int>());
+    CHECK(run["trace"].size() == 3);  // epochs 1..3
+    CHECK(run["trace"].back()["iterations"] == run["training"]["iterations"]);
+  }
+  const json& first = r["runs"][0];
+  CHECK(first["phase"] == "cv");
+  CHECK(first["fold"] == 0);
+  CHECK(first["train_examples"].get<int>() + first["eval_examples"].get<int>() == 240);
+
+  // Nothing but timing fields holds clock times.
+  const std::string stripped = without_timing(r).dump();
+  CHECK(stripped.find("seconds") == std::string::npos);
+  CHECK(stripped.find("threads\":2") == std::string::npos);
+
+  // Selection: the argmax of the mean cv metric, recomputed here.
+  std::vector<double> mean(4, 0.0);
+  for (const json& run : r["runs"]) {
+    if (run["phase"] == "cv")
+      mean[run["point"].get<std::size_t>()] += run["metrics"]["balanced_accuracy"].get<double>() / 6;
+  }
+  const std::size_t best = static_cast<std::size_t>(std::max_element(mean.begin(), mean.end()) - mean.begin());
+  CHECK(r["selection"]["best_point"] == best);
+  for (std::size_t g = 0; g < 4; ++g) CHECK(r["selection"]["cv_mean"][g].get<double>() == Approx(mean[g]));
+  CHECK(r["runs"][24]["phase"] == "final");
+  CHECK(r["runs"][24]["point"] == best);
+  CHECK(r["runs"][24]["train_examples"] == 240);
+  CHECK(r["runs"][24]["eval_examples"] == 120);
+  CHECK(r["best"]["run"] == 24);
+  CHECK(r["best"]["metrics"] == r["runs"][24]["metrics"]);
+  CHECK(r["runs"][24]["metrics"].contains("at_max_fpr"));
+
+  CHECK(fs::exists(dir.file("out/best_model.json")));
+  CHECK(fs::exists(dir.file("out/results.csv")));
+  const std::string csv = read_text(dir.file("out/results.csv"));
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 26);
+  CHECK(csv.rfind("id,phase,point,repeat,fold,seed,batch_size,lambda,", 0) == 0);
+  CHECK(json::parse(read_text(dir.file("out/results.json"))) == r);
+}
+
+TEST_CASE("re-running reproduces results.json byte for byte apart from timing", "[experiment]") {
+  TempDir dir;
+  write_data(dir);
+  json j = base_experiment();
+  j["data"] = {{"file", "train.svm"}, {"holdout", 0.25}, {"folds", 3}, {"stratified", true}};
+  j["select"] = {{"metric", "macro_f1"}};
+  const Experiment e = experiment_in(dir, j);
+  const json a = run_experiment(e, quiet_options(dir.file("a")));
+  json b;
+  {
+    // One thread: runs execute one after the other, yet nothing changes.
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    b = run_experiment(e, quiet_options(dir.file("b")));
+  }
+  const std::string ta = read_text(dir.file("a/results_no_timing.json"));
+  CHECK(!ta.empty());
+  CHECK(ta == read_text(dir.file("b/results_no_timing.json")));
+  CHECK(without_timing(json::parse(read_text(dir.file("a/results.json")))).dump(2) + "\n" == ta);
+  CHECK(read_text(dir.file("a/best_model.json")) == read_text(dir.file("b/best_model.json")));
+  CHECK(a["experiment"]["data"]["train_examples"] == 180);
+  CHECK(a["experiment"]["data"]["test_examples"] == 60);
+}
+
+TEST_CASE("test runs without selection; multiclass writes plot scripts when gnuplot is missing", "[experiment]") {
+  TempDir dir;
+  write_data(dir);
+  const json j = json::parse(R"({
+    "name": "multi",
+    "data": {"train": "multi_train.svm", "test": "multi_test.svm"},
+    "config": {"objective": "ova", "epochs": 2},
+    "grid": {"objective": ["ova", "multiclass_hinge"], "lambda": [1e-2, 1e-3]},
+    "trace_every": 1
+  })");
+  const Experiment e = experiment_in(dir, j);
+  RunOptions o = quiet_options("");
+  const json r = run_experiment(e, o);
+  const std::string out = dir.file("multi_results");  // default: <name>_results next to the file
+  REQUIRE(r["runs"].size() == 4);
+  for (const json& run : r["runs"]) {
+    CHECK(run["phase"] == "test");
+    CHECK(run["fold"].is_null());
+    CHECK_FALSE(run["metrics"].contains("roc_auc"));
+  }
+  std::vector<double> bal;
+  for (const json& run : r["runs"]) bal.push_back(run["metrics"]["balanced_accuracy"].get<double>());
+  CHECK(r["best"]["run"] == best_index(bal, true));
+  CHECK(r["best"]["confusion_matrix"].size() == 3);
+  for (const char* f : {"results.json", "results.csv", "best_model.json", "plots/confusion.gp", "plots/confusion.dat",
+                        "plots/sweep_lambda.gp", "plots/sweep_objective.gp", "plots/trace.gp", "plots/trace.dat"}) {
+    CHECK(fs::exists(out + "/" + f));
+  }
+  CHECK_FALSE(fs::exists(out + "/plots/confusion.png"));
+  CHECK(r["plots"].empty());
+}
+
+TEST_CASE("a bad experiment fails before any run starts, naming file and key", "[experiment]") {
+  TempDir dir;
+  write_data(dir);
+  const std::string file = dir.file("bad.json");
+  auto expect_error = [&](const json& j, const std::string& where, const std::string& what) {
+    write_text(file, j.dump());
+    INFO(j.dump());
+    try {
+      const Experiment e = load_experiment(file);
+      run_experiment(e, quiet_options(dir.file("out")));
+      FAIL("no error");
+    } catch (const InputError& err) {
+      CHECK_THAT(err.what(), Contains(file) && Contains(where) && Contains(what));
+    }
+    CHECK_FALSE(fs::exists(dir.file("out")));  // nothing written: no run started
+    CHECK_FALSE(fs::exists(dir.file("bad_results")));
+  };
+  json j = base_experiment();
+  j["repeets"] = 3;
+  expect_error(j, "repeets", "did you mean 'repeats'");
+  j = base_experiment();
+  j["lambda"] = 3;
+  expect_error(j, "lambda", "put it under \"config\"");
+  j = base_experiment();
+  j["config"]["lamda"] = 1;
+  expect_error(j, "config/lamda", "did you mean 'lambda'");
+  j = base_experiment();
+  j["grid"]["batch_sise"] = {1, 2};
+  expect_error(j, "grid/batch_sise", "did you mean 'batch_size'");
+  j = base_experiment();
+  j["grid"]["lambda"] = json::array();
+  expect_error(j, "grid/lambda", "empty list");
+  j = base_experiment();
+  j["grid"]["lambda"] = {1e-2, -1};
+  expect_error(j, "grid point", "lambda: must be > 0");
+  j = base_experiment();
+  j["data"]["test"] = "missing.svm";
+  expect_error(j, "data/test", "missing.svm");
+  j = base_experiment();
+  j["data"]["sead"] = 3;
+  expect_error(j, "data/sead", "did you mean 'seed'");
+  j = base_experiment();
+  j["select"] = {{"metric", "accuracy"}};
+  j["data"].erase("folds");
+  expect_error(j, "select", "needs data/folds");
+  j = base_experiment();
+  j["config"]["objective"] = "weighted_hinge";
+  j["config"]["class_weight"] = "balanced";
+  j["grid"]["class_weight"] = {{{"-1", 1}, {"1", 2}}, {{"7", 2}}};
+  expect_error(j, "class_weight", "'7' does not occur");  // found after loading, still before any run
+  j = base_experiment();
+  j["data"]["train"] = "multi_train.svm";
+  expect_error(j, "multi_train.svm", "binary");
+}
+
+TEST_CASE("pegasos run: exit code 2 for a bad experiment, 0 and results for a good one", "[experiment]") {
+  TempDir dir;
+  write_data(dir);
+  const std::string q = "'";
+  auto run = [&](const std::string& args) {
+    const std::string command = q + PEGASOS_BINARY + q + " run " + args + " >" + q + dir.file("out.txt") + q + " 2>" +
+                                q + dir.file("err.txt") + q + " </dev/null";
+    const int status = std::system(command.c_str());
+    REQUIRE(WIFEXITED(status));
+    return WEXITSTATUS(status);
+  };
+  json j = base_experiment();
+  j["grid"]["lambda"] = json::array();
+  write_text(dir.file("bad.json"), j.dump());
+  CHECK(run(q + dir.file("bad.json") + q) == 2);
+  CHECK_THAT(read_text(dir.file("err.txt")), Contains("grid/lambda") && Contains("bad.json"));
+
+  j = base_experiment();
+  j["repeats"] = 1;
+  write_text(dir.file("good.json"), j.dump());
+  CHECK(run(q + dir.file("good.json") + q + " --quiet --output " + q + dir.file("res") + q) == 0);
+  CHECK(read_text(dir.file("err.txt")).empty());
+  CHECK(json::parse(read_text(dir.file("res/results.json")))["runs"].size() == 4 * 3 + 4);
+}
+
+}  // namespace
