@@ -62,6 +62,8 @@ struct EngineSettings {
   // Compute the sample objective after every epoch even with a fixed number
   // of steps (for traces / progress); costs one pass over the sample.
   bool trace_objective = false;
+  // With trace_objective: only every trace_every-th epoch (and at the last step).
+  int trace_every = 1;
 };
 
 struct EpochInfo {
@@ -69,6 +71,10 @@ struct EpochInfo {
   std::uint64_t iterations = 0;
   double sample_objective = 0.0;  // output iterate, on the stopping sample
   bool has_objective = false;     // sample_objective was computed this epoch
+  // When has_objective: the output iterate (dense weights, dimension × K
+  // feature-major, and K biases); valid only during the on_epoch call.
+  const std::vector<double>* weights = nullptr;
+  const std::vector<double>* bias = nullptr;
 };
 
 struct TrainResult {
@@ -107,12 +113,15 @@ double mean_loss(const Dataset& data, const O& objective, const std::vector<doub
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<double> partial(blocks, 0.0);
   const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
+  // The weights' own dimension: data read for a model may have more features
+  // (ignored, as in prediction).
+  const auto dimension = static_cast<std::uint32_t>(weights.size() / K);
   tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
     std::vector<double> scores(K);
     double sum = 0.0;
     for (std::size_t r = b * kBlock; r < std::min(n, (b + 1) * kBlock); ++r) {
       const RowView x = data.row(rows.empty() ? r : rows[r]);
-      dense_scores(objective, weights, bias, data.dimension, x, scores.data());
+      dense_scores(objective, weights, bias, dimension, x, scores.data());
       sum += objective.loss(x, scores.data());
     }
     partial[b] = sum;
@@ -365,14 +374,18 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       // Materialising the output iterate costs O(dimension); when an epoch
       // has far fewer non-zeros than that (text: 2^20 buckets, few
       // documents), evaluate only every `eval_every` epochs.
-      const bool want_objective = s.trace_objective || (automatic && info.epoch % eval_every == 0);
+      const bool traced = s.trace_objective && (info.epoch % std::max(1, s.trace_every) == 0 || t == T);
+      const bool want_objective = traced || (automatic && info.epoch % eval_every == 0);
+      std::vector<double> w, bias;  // outlive the on_epoch call below
       if (want_objective && (s.output != OutputIterate::kRandom || !snapshot_w.empty() || automatic)) {
-        std::vector<double> w, bias;
         output_iterate(w, bias);
         info.sample_objective = regulariser(w, bias) + mean_loss(data, objective, w, bias, eval_rows);
         info.has_objective = true;
+        info.weights = &w;
+        info.bias = &bias;
       }
       result.trace.push_back(info);
+      result.trace.back().weights = result.trace.back().bias = nullptr;  // w, bias die with this step
       if (on_epoch && !on_epoch(info)) break;
       if (automatic && info.has_objective && info.epoch >= std::max(2, s.min_epochs)) {
         // Baseline: the latest evaluated epoch at or before E/2.

@@ -68,6 +68,9 @@ const std::vector<ConfigKey>& config_keys() {
   static const std::vector<ConfigKey> keys = {
       {"objective", "hinge", "hinge | weighted_hinge | transfer | ova (one-vs-all) | multiclass_hinge (Crammer-Singer)"},
       {"class_weight", nullptr, "weighted_hinge / ova / multiclass_hinge: \"balanced\" or {\"label\": cost, ...}"},
+      {"kernel", default_kernel_json(), "kernel_hinge: {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
+      {"max_support_vectors", 0, "kernel_hinge: budget on support vectors (0 = none)"},
+      {"kernel_cache_mb", 1024, "kernel_hinge: kernel-row cache size (a run setting)"},
       {"source_model", "", "transfer: model file of the source domain (w_R)"},
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
       {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
@@ -161,7 +164,16 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
 
   TrainConfig c;
   c.objective = choice(all["objective"], origin, "objective",
-                       {"hinge", "weighted_hinge", "transfer", "ova", "multiclass_hinge"});
+                       {"hinge", "weighted_hinge", "transfer", "ova", "multiclass_hinge", "kernel_hinge"});
+  if (c.objective == "kernel_hinge") {
+    c.kernel = kernel_settings_from_json(merged, origin);
+    if (!merged.contains("sampling")) all["sampling"] = "uniform";  // the paper's kernel algorithm
+    all["kernel"] = kernel_settings_to_json(c.kernel)["kernel"];
+  } else {
+    for (const char* key : {"kernel", "max_support_vectors", "kernel_cache_mb"}) {
+      if (merged.contains(key)) fail(origin, key, "only used by objective kernel_hinge (objective is '" + c.objective + "')");
+    }
+  }
   const json& cw = all["class_weight"];
   if (!cw.is_null()) {
     if (c.objective != "weighted_hinge" && c.objective != "ova" && c.objective != "multiclass_hinge") {

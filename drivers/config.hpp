@@ -9,6 +9,7 @@
 
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
+#include "core/kernel_trainer.hpp"
 
 namespace pegasos {
 
@@ -21,6 +22,7 @@ struct TrainConfig {
   nlohmann::json class_weight;
   std::string source_model;    // transfer: path of the source model
   nlohmann::json features;     // raw text: featurisation settings (null = defaults)
+  KernelSettings kernel;       // objective kernel_hinge
   int threads = 0;             // 0 = all cores
   nlohmann::json resolved;     // every training key with its final value
 };

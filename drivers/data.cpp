@@ -76,8 +76,13 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
 }
 
 Dataset load_data_for_model(const Model& model, const std::string& path, bool require_labels) {
-  const std::string format = model.data.value("format", "auto");
-  const bool text_model = !model.features.is_null();
+  return load_data_for_model(model.data, model.features, path, require_labels);
+}
+
+Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann::json& features,
+                            const std::string& path, bool require_labels) {
+  const std::string format = data_settings.value("format", "auto");
+  const bool text_model = !features.is_null();
   const bool text_data = is_text_input(path, text_model && format == "auto" ? "auto" : format) ||
                          (text_model && is_text_input(path, "auto"));
   if (text_model != text_data) {
@@ -89,19 +94,19 @@ Dataset load_data_for_model(const Model& model, const std::string& path, bool re
     ReadOptions r;
     r.require_labels = require_labels;
     r.format = format == "csv" ? DataFormat::kCsv : format == "libsvm" ? DataFormat::kLibsvm : DataFormat::kAuto;
-    r.normalize_rows = model.data.value("normalize", "none") == "l2";
-    if (auto it = model.data.find("label_column"); it != model.data.end()) {
+    r.normalize_rows = data_settings.value("normalize", "none") == "l2";
+    if (auto it = data_settings.find("label_column"); it != data_settings.end()) {
       if (it->is_string()) r.label_column_name = it->get<std::string>();
       else if (it->is_number_integer()) r.label_column = it->get<long>();
     }
     return read_dataset(path, r);
   }
-  const TextFeaturizer featurizer = TextFeaturizer::from_json(model.features, "model", "/features");
+  const TextFeaturizer featurizer = TextFeaturizer::from_json(features, "model", "/features");
   const TextCorpus corpus = read_text_corpus(
-      path, text_read_options(format, model.data.value("text_field", "text"), model.data.value("label_field", "label"),
+      path, text_read_options(format, data_settings.value("text_field", "text"), data_settings.value("label_field", "label"),
                               require_labels));
   Dataset ds = featurize_corpus(featurizer, corpus);
-  if (model.data.value("normalize", "none") == "l2") ds.normalize_rows();
+  if (data_settings.value("normalize", "none") == "l2") ds.normalize_rows();
   return ds;
 }
 

@@ -31,5 +31,8 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
 // Read data to apply `model` to, with the model's reader settings and
 // featurizer. Raw text for a numeric model (or the reverse) is an error.
 Dataset load_data_for_model(const Model& model, const std::string& path, bool require_labels);
+// The same from a model's "data" (reader settings) and "features" JSON.
+Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann::json& features,
+                            const std::string& path, bool require_labels);
 
 }  // namespace pegasos

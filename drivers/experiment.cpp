@@ -331,6 +331,10 @@ Experiment parse_experiment(const json& j, const std::string& file) {
     GridPoint g;
     g.params = p;
     g.config = config_from_json(merged, origin + ": grid point " + (p.empty() ? std::string("(base)") : p.dump()));
+    if (g.config.objective == "kernel_hinge") {
+      throw ConfigError(origin + ": config: objective: kernel_hinge is not supported by `pegasos run` yet; "
+                        "train kernel models with `pegasos train` (see bench/kernel_bench.py)");
+    }
     if (g.config.objective == "transfer") require_file(g.config.source_model, origin, "source_model");
     e.points.push_back(std::move(g));
   }

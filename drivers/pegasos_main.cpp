@@ -20,6 +20,8 @@
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/kernel_model.hpp"
+#include "core/kernel_trainer.hpp"
 #include "core/model.hpp"
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
@@ -46,15 +48,45 @@ std::string settings_help() {
   return s;
 }
 
-// Scores of every row, in parallel; K per row.
-std::vector<double> all_scores(const Model& model, const Dataset& data) {
-  const std::size_t K = static_cast<std::size_t>(model.outputs);
-  std::vector<double> scores(data.size() * K);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, data.size(), 1024), [&](const auto& range) {
-    for (std::size_t i = range.begin(); i != range.end(); ++i) model.scores(data.row(i), &scores[i * K]);
-  });
-  return scores;
-}
+// A linear or a kernel model, as read from a model file (by its "kind").
+struct AnyModel {
+  std::optional<Model> linear;
+  std::optional<KernelModel> kernel;
+
+  static AnyModel load(const std::string& path) {
+    const std::string text = read_file_bytes(path);
+    AnyModel m;
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_discarded() && j.is_object() && j.value("kind", "") == "kernel") {
+      m.kernel = kernel_model_from_json(j, path);
+    } else {
+      m.linear = model_from_json(text, path);
+    }
+    return m;
+  }
+  const std::vector<std::string>& classes() const { return linear ? linear->classes : kernel->classes; }
+  int outputs() const { return linear ? linear->outputs : kernel->outputs; }
+  bool binary() const { return outputs() == 1; }
+  double lambda() const { return linear ? linear->settings.value("lambda", 0.0) : kernel->lambda; }
+  int predict_class(const double* s) const { return linear ? linear->predict_class(s) : kernel->predict_class(s); }
+  Dataset read(const std::string& path, bool require_labels) const {
+    if (linear) return load_data_for_model(*linear, path, require_labels);
+    return load_data_for_model(kernel->data, nullptr, path, require_labels);
+  }
+  // Scores of every row (size × outputs), in parallel.
+  std::vector<double> scores(const Dataset& data) const {
+    if (kernel) return kernel->scores(data);
+    const std::size_t K = static_cast<std::size_t>(linear->outputs);
+    std::vector<double> out(data.size() * K);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, data.size(), 1024), [&](const auto& range) {
+      for (std::size_t i = range.begin(); i != range.end(); ++i) linear->scores(data.row(i), &out[i * K]);
+    });
+    return out;
+  }
+  double objective(const Dataset& data) const {
+    return linear ? model_objective(*linear, data) : kernel_model_objective(*kernel, data);
+  }
+};
 
 class Progress {
  public:
@@ -114,6 +146,25 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   prepare_labels(config, train);
   Progress progress(quiet);
   const auto train_start = Clock::now();
+  if (config.objective == "kernel_hinge") {
+    if (!loaded.features.is_null()) {
+      throw ConfigError("objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
+    }
+    KernelModel km = train_kernel(train, config.kernel, config.engine, [&](const EpochInfo& e) { return progress(e); });
+    km.settings = config.resolved;
+    km.settings.erase("threads");
+    km.settings.erase("kernel_cache_mb");
+    km.data = {{"format", config.resolved["format"]},
+               {"label_column", config.resolved["label_column"]},
+               {"normalize", config.resolved["normalize"]}};
+    progress.finish();
+    save_kernel_model(km, model_path);
+    if (!quiet) {
+      std::fprintf(stderr, "trained kernel_hinge on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model written to %s\n",
+                   train.size(), km.num_support_vectors(), load_seconds, seconds_since(train_start), model_path.c_str());
+    }
+    return 0;
+  }
   Model model = train_model(config, train, [&](const EpochInfo& e) { return progress(e); });
   model.features = loaded.features;
   progress.finish();
@@ -133,15 +184,15 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
 }
 
 int run_predict(const std::string& model_path, const std::string& data_path, const std::string& output) {
-  const Model model = load_model(model_path);
-  const Dataset data = load_data_for_model(model, data_path, false);
-  const std::vector<double> scores = all_scores(model, data);
-  const std::size_t K = static_cast<std::size_t>(model.outputs);
+  const AnyModel model = AnyModel::load(model_path);
+  const Dataset data = model.read(data_path, false);
+  const std::vector<double> scores = model.scores(data);
+  const std::size_t K = static_cast<std::size_t>(model.outputs());
   std::string out;
   out.reserve(data.size() * (16 + 24 * K));
   char buf[64];
   for (std::size_t i = 0; i < data.size(); ++i) {
-    out += model.classes[static_cast<std::size_t>(model.predict_class(&scores[i * K]))];
+    out += model.classes()[static_cast<std::size_t>(model.predict_class(&scores[i * K]))];
     for (std::size_t k = 0; k < K; ++k) {
       std::snprintf(buf, sizeof buf, "\t%.9g", scores[i * K + k]);
       out += buf;
@@ -158,17 +209,17 @@ int run_predict(const std::string& model_path, const std::string& data_path, con
 
 int run_eval(const std::string& model_path, const std::string& data_path, const std::string& json_path,
              std::optional<double> max_fpr) {
-  const Model model = load_model(model_path);
-  Dataset data = load_data_for_model(model, data_path, true);
-  const auto unknown = data.remap_classes(model.classes);
+  const AnyModel model = AnyModel::load(model_path);
+  Dataset data = model.read(data_path, true);
+  const auto unknown = data.remap_classes(model.classes());
   if (!unknown.empty()) {
     throw InputError(data_path + ": label '" + unknown.front() + "' does not occur in the model's classes");
   }
-  const std::vector<double> scores = all_scores(model, data);
-  const std::size_t K = static_cast<std::size_t>(model.outputs);
+  const std::vector<double> scores = model.scores(data);
+  const std::size_t K = static_cast<std::size_t>(model.outputs());
   std::vector<int> predicted(data.size());
   for (std::size_t i = 0; i < data.size(); ++i) predicted[i] = model.predict_class(&scores[i * K]);
-  Metrics m = classification_metrics(data.labels, predicted, model.classes);
+  Metrics m = classification_metrics(data.labels, predicted, model.classes());
   nlohmann::json report = metrics_to_json(m);
   std::string text = metrics_to_text(m);
   if (model.binary()) {
@@ -179,7 +230,7 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
       report["roc_auc"] = *m.roc_auc;
       text = metrics_to_text(m);
     }
-    report["positive_class"] = model.classes[1];
+    report["positive_class"] = model.classes()[1];
     if (max_fpr) {
       auto op = threshold_for_fpr(scores, positive, *max_fpr);
       if (op) {
@@ -192,18 +243,18 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
         std::snprintf(buf, sizeof buf,
                       "\nat FPR <= %g: threshold %.6g, FPR %.4f, precision %.4f, recall %.4f (class '%s')\n",
                       *max_fpr, op->threshold, op->false_positive_rate, op->precision, op->recall,
-                      model.classes[1].c_str());
+                      model.classes()[1].c_str());
         text += buf;
       }
     }
   }
-  const double objective = model_objective(model, data);
+  const double objective = model.objective(data);
   report["objective"] = objective;
-  report["lambda"] = model.settings.value("lambda", 0.0);
+  report["lambda"] = model.lambda();
   report["model"] = model_path;
   report["data"] = data_path;
   char buf[128];
-  std::snprintf(buf, sizeof buf, "objective          %.8g  (lambda %g)\n", objective, model.settings.value("lambda", 0.0));
+  std::snprintf(buf, sizeof buf, "objective          %.8g  (lambda %g)\n", objective, model.lambda());
   text = text.substr(0, text.find('\n') + 1) + buf + text.substr(text.find('\n') + 1);
   std::fputs(text.c_str(), stdout);
   // Paths from argv may be invalid UTF-8, which JSON cannot hold: replace it.
