@@ -321,7 +321,10 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       active[a] = objective.subgradient(x, sc, &coeff[a * K]);
     }
     const double eta = 1.0 / (lambda * static_cast<double>(t));
-    W.scale_by(1.0 - eta * lambda);  // exactly 0 at t = 1: W restarts from 0
+    // 1 − η_t λ = 1 − 1/t, computed without λ so that an extreme λ (even a
+    // denormal, where η overflows) cannot turn the shrink into NaN; exactly 0
+    // at t = 1, where W restarts from 0.
+    W.scale_by(1.0 - 1.0 / static_cast<double>(t));
     const double step = -eta / static_cast<double>(k);
     for (std::size_t a = 0; a < k; ++a) {
       if (!active[a]) continue;
