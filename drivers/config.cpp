@@ -207,9 +207,9 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   e.lambda = number(all["lambda"], origin, "lambda");
   if (!(e.lambda > 0)) fail(origin, "lambda", "must be > 0");
   e.epochs = number(all["epochs"], origin, "epochs");
-  if (e.epochs < 0) fail(origin, "epochs", "must be >= 0");
+  if (e.epochs < 0 || e.epochs > 1e6) fail(origin, "epochs", "must be between 0 (automatic) and 1000000");
   const std::int64_t iterations = integer(all["iterations"], origin, "iterations");
-  if (iterations < 0) fail(origin, "iterations", "must be >= 0");
+  if (iterations < 0 || iterations > std::int64_t{1} << 50) fail(origin, "iterations", "must be between 0 and 2^50");
   e.iterations = static_cast<std::uint64_t>(iterations);
   if (e.iterations > 0 && e.epochs > 0) fail(origin, "iterations", "set either iterations or epochs, not both");
   const std::int64_t batch = integer(all["batch_size"], origin, "batch_size");
