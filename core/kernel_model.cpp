@@ -1,4 +1,5 @@
 #include "core/kernel_model.hpp"
+#include "core/model.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -195,14 +196,7 @@ void KernelModel::scores(const RowView& x, double* out) const {
   for (int c = 0; c < outputs; ++c) out[c] *= scale;
 }
 
-int KernelModel::predict_class(const double* s) const {
-  if (outputs == 1) return s[0] > 0.0 ? 1 : 0;
-  int best = 0;
-  for (int k = 1; k < outputs; ++k) {
-    if (s[k] > s[best]) best = k;
-  }
-  return best;
-}
+int KernelModel::predict_class(const double* s) const { return predicted_class(s, outputs); }
 
 double KernelModel::regularizer() const {
   // ‖w_c‖² = scale² Σ_s a_sc (Σ_s' a_s'c k(sv_s', sv_s)): the raw scores of the

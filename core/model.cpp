@@ -75,14 +75,7 @@ void Model::scores(const RowView& x, double* out) const {
   }
 }
 
-int Model::predict_class(const double* s) const {
-  if (outputs == 1) return s[0] > 0.0 ? 1 : 0;
-  int best = 0;
-  for (int k = 1; k < outputs; ++k) {
-    if (s[k] > s[best]) best = k;
-  }
-  return best;
-}
+int Model::predict_class(const double* s) const { return predicted_class(s, outputs); }
 
 double Model::weight_squared_norm() const {
   double sq = 0.0;

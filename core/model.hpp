@@ -22,6 +22,17 @@ namespace pegasos {
 
 inline constexpr int kModelFormatVersion = 1;
 
+// The class a model predicts from its scores, for every model kind: binary
+// (outputs == 1) positive score ⇒ class 1, else 0; multiclass: argmax (first on ties).
+inline int predicted_class(const double* scores, int outputs) {
+  if (outputs == 1) return scores[0] > 0.0 ? 1 : 0;
+  int best = 0;
+  for (int k = 1; k < outputs; ++k) {
+    if (scores[k] > scores[best]) best = k;
+  }
+  return best;
+}
+
 struct Model {
   std::string objective = "hinge";
   std::vector<std::string> classes;
