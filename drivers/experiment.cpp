@@ -26,6 +26,7 @@
 #include "core/metrics.hpp"
 #include "core/model.hpp"
 #include "core/random.hpp"
+#include "drivers/any_model.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/report.hpp"
@@ -233,7 +234,7 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   if (!j.is_object()) throw ConfigError(origin + ": an experiment is a JSON object (see docs/experiments.md)");
   reject_unknown(
       j,
-      {"name", "description", "data", "config", "grid", "zip", "repeats", "select", "trace_every", "max_fpr", "plots"},
+      {"name", "description", "data", "config", "grid", "zip", "repeats", "select", "trace_every", "trace_sample", "max_fpr", "plots"},
       origin, "", "experiment key");
   Experiment e;
   e.path = file;
@@ -331,10 +332,6 @@ Experiment parse_experiment(const json& j, const std::string& file) {
     GridPoint g;
     g.params = p;
     g.config = config_from_json(merged, origin + ": grid point " + (p.empty() ? std::string("(base)") : p.dump()));
-    if (g.config.objective == "kernel_hinge") {
-      throw ConfigError(origin + ": config: objective: kernel_hinge is not supported by `pegasos run` yet; "
-                        "train kernel models with `pegasos train` (see bench/kernel_bench.py)");
-    }
     if (g.config.objective == "transfer") require_file(g.config.source_model, origin, "source_model");
     e.points.push_back(std::move(g));
   }
@@ -342,6 +339,13 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   if (j.contains("repeats")) e.repeats = static_cast<int>(integer(j["repeats"], origin, "repeats", 1, 100000));
   if (j.contains("trace_every"))
     e.trace_every = static_cast<int>(integer(j["trace_every"], origin, "trace_every", 0, 1000000));
+  if (j.contains("trace_sample")) {
+    const json& v = j["trace_sample"];
+    if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() <= 1.0)) {
+      fail(origin, "trace_sample", "expected a fraction in (0, 1], found " + v.dump());
+    }
+    e.trace_sample = v.get<double>();
+  }
   if (j.contains("max_fpr")) {
     if (!j["max_fpr"].is_number() || !(j["max_fpr"].get<double>() > 0 && j["max_fpr"].get<double>() < 1)) {
       fail(origin, "max_fpr", "expected a false-positive rate between 0 and 1 (exclusive)");
@@ -542,7 +546,13 @@ LoadedData load_data(const Experiment& e) {
   TrainingData loaded = load_training_data(base, source_path, fixed_features);
   Dataset source = std::move(loaded.data);
   d.features = std::move(loaded.features);
-  for (const GridPoint& p : e.points) prepare_labels(p.config, source);  // same label order for every point
+  for (const GridPoint& p : e.points) {
+    if (p.config.objective == "kernel_hinge" && !d.features.is_null()) {
+      throw ConfigError("grid point " + p.params.dump() +
+                        ": objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
+    }
+    prepare_labels(p.config, source);  // same label order for every point
+  }
   for (const auto& [path, model] : sources) {
     if (model.classes != source.classes || !model.binary()) {
       throw InputError(path + ": the source model's labels (" + class_list(model.classes) +
@@ -642,36 +652,18 @@ struct Evaluation {
   std::vector<double> scores;  // K per row
 };
 
-// The engine may hand the output iterate to on_epoch (EpochInfo::weights and
-// ::bias: dense weights, dimension × K feature-major, and K biases, valid
-// during the callback). When it does, traces also record the error on the
-// evaluation set; otherwise only the objective.
-template <class E>
-concept ExposesIterate = requires(const E& e) {
-  { e.weights } -> std::convertible_to<const std::vector<double>*>;
-  { e.bias } -> std::convertible_to<const std::vector<double>*>;
-};
-
-// The engine may compute the traced objective only every trace_every epochs
-// (EngineSettings::trace_every); without it, trace_objective costs a pass over
-// the training data after every epoch and the runner keeps every E-th point.
-template <class S>
-concept TracesEveryE = requires(S& s) {
-  s.trace_every = 1;
-};
-
-template <class S>
-void set_trace_every(S& settings, int every) {
-  if constexpr (TracesEveryE<S>) settings.trace_every = every;
-}
-
-[[maybe_unused]] double error_rate(const Dataset& data, const std::vector<double>& w, const std::vector<double>& b) {
+// Error of dense weights (dimension × K feature-major, K biases) on the
+// given rows of `data` (all rows when `rows` is empty).
+double error_rate(const Dataset& data, const std::vector<double>& w, const std::vector<double>& b,
+                  const std::vector<std::size_t>& rows) {
   const std::size_t K = b.size();
   if (K == 0) return std::nan("");
   const std::size_t dim = w.size() / K;
   std::vector<double> s(K);
   std::size_t wrong = 0, counted = 0;
-  for (std::size_t i = 0; i < data.size(); ++i) {
+  const std::size_t count = rows.empty() ? data.size() : rows.size();
+  for (std::size_t r = 0; r < count; ++r) {
+    const std::size_t i = rows.empty() ? r : rows[r];
     if (data.labels[i] < 0) continue;
     const RowView x = data.row(i);
     int predicted = 0;
@@ -697,24 +689,21 @@ void set_trace_every(S& settings, int every) {
   return counted == 0 ? std::nan("") : static_cast<double>(wrong) / static_cast<double>(counted);
 }
 
-Evaluation evaluate(const Model& model, const Dataset& data, std::optional<double> max_fpr) {
+Evaluation evaluate(const AnyModel& model, const Dataset& data, std::optional<double> max_fpr) {
   Evaluation ev;
-  const std::size_t K = static_cast<std::size_t>(model.outputs);
-  ev.scores.resize(data.size() * K);
+  const std::size_t K = static_cast<std::size_t>(model.outputs());
+  ev.scores = model.scores(data);
   std::vector<int> predicted(data.size());
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    model.scores(data.row(i), &ev.scores[i * K]);
-    predicted[i] = model.predict_class(&ev.scores[i * K]);
-  }
-  ev.full = classification_metrics(data.labels, predicted, model.classes);
+  for (std::size_t i = 0; i < data.size(); ++i) predicted[i] = model.predict_class(&ev.scores[i * K]);
+  ev.full = classification_metrics(data.labels, predicted, model.classes());
   json& m = ev.metrics;
   m["accuracy"] = ev.full.accuracy;
   m["error"] = 1.0 - ev.full.accuracy;
   m["balanced_accuracy"] = ev.full.balanced_accuracy;
   m["macro_f1"] = ev.full.macro_f1;
   m["weighted_f1"] = ev.full.weighted_f1;
-  m["objective"] = model.training.value("objective", std::nan(""));
-  m["eval_objective"] = model_objective(model, data);
+  m["objective"] = model.training().value("objective", std::nan(""));
+  m["eval_objective"] = model.objective(data);
   if (model.binary()) {
     std::vector<char> positive(data.size());
     for (std::size_t i = 0; i < data.size(); ++i) positive[i] = data.labels[i] == 1;
@@ -736,7 +725,7 @@ Evaluation evaluate(const Model& model, const Dataset& data, std::optional<doubl
 
 struct RunOutcome {
   json record;
-  std::optional<Model> model;  // kept only when asked (the best run)
+  std::optional<AnyModel> model;  // kept only when asked (the best run)
   std::optional<Evaluation> evaluation;
 };
 
@@ -747,7 +736,8 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   config.resolved["seed"] = spec.seed;
   if (e.trace_every > 0) {
     config.engine.trace_objective = true;
-    set_trace_every(config.engine, e.trace_every);
+    config.engine.trace_every = e.trace_every;
+    config.engine.trace_sample = e.trace_sample;
   }
 
   std::optional<Dataset> part;  // cv: the other folds (a copy; freed after training)
@@ -762,6 +752,22 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   const Dataset& train = part ? *part : d.pool;
   const Dataset& eval = spec.fold >= 0 ? d.fold_eval[static_cast<std::size_t>(spec.fold)] : *d.test;
 
+  // Intermediate trace points measure the error on a fixed sample of the
+  // evaluation set (the same fraction as the engine's objective sample).
+  std::vector<std::size_t> trace_rows;
+  if (e.trace_every > 0 && e.trace_sample < 1.0) {
+    const std::size_t m = eval.size();
+    const std::size_t size =
+        std::min(m, std::max<std::size_t>(static_cast<std::size_t>(std::ceil(e.trace_sample * static_cast<double>(m))), 200));
+    if (size < m) {
+      Rng pick(derive_seed(spec.seed, 7));
+      trace_rows.resize(m);
+      std::iota(trace_rows.begin(), trace_rows.end(), std::size_t{0});
+      for (std::size_t i = 0; i < size; ++i) std::swap(trace_rows[i], trace_rows[i + pick.below(m - i)]);
+      trace_rows.resize(size);
+      std::sort(trace_rows.begin(), trace_rows.end());
+    }
+  }
   std::vector<TracePoint> trace;
   const auto start = Clock::now();
   const double cpu_start = thread_cpu_seconds();
@@ -774,28 +780,26 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
     p.epoch = info.epoch;
     p.iterations = info.iterations;
     p.objective = info.sample_objective;
-    if constexpr (ExposesIterate<std::decay_t<decltype(info)>>) {
-      if (error_trace && info.weights != nullptr && info.bias != nullptr)
-        p.test_error = error_rate(eval, *info.weights, *info.bias);
-    }
+    if (error_trace && info.weights != nullptr && info.bias != nullptr)
+      p.test_error = error_rate(eval, *info.weights, *info.bias, trace_rows);
     p.seconds = seconds_since(start);
     trace.push_back(p);
     return true;
   };
-  Model model = train_model(config, train, on_epoch);
+  AnyModel model = train_any_model(config, train, nullptr, on_epoch);
   const double train_seconds = seconds_since(start);
   const double train_cpu_seconds = thread_cpu_seconds() - cpu_start;
   part.reset();
 
   const auto eval_start = Clock::now();
   Evaluation ev = evaluate(model, eval, e.max_fpr);
-  const std::uint64_t iterations = model.training.value("iterations", std::uint64_t{0});
+  const std::uint64_t iterations = model.training().value("iterations", std::uint64_t{0});
   if (e.trace_every > 0 && (trace.empty() || trace.back().iterations != iterations)) {
     // The final model closes the trace (its objective is on the whole training set).
     TracePoint p;
-    p.epoch = static_cast<int>(std::ceil(model.training.value("epochs", 0.0) - 1e-9));
+    p.epoch = static_cast<int>(std::ceil(model.training().value("epochs", 0.0) - 1e-9));
     p.iterations = iterations;
-    p.objective = model.training.value("objective", std::nan(""));
+    p.objective = model.training().value("objective", std::nan(""));
     p.test_error = 1.0 - ev.full.accuracy;
     p.seconds = train_seconds;
     trace.push_back(p);
@@ -822,8 +826,8 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   r["eval_examples"] = eval.size();
   r["metrics"] = ev.metrics;
   r["training"] = {{"iterations", iterations},
-                   {"epochs", model.training.value("epochs", 0.0)},
-                   {"converged", model.training.value("converged", false)}};
+                   {"epochs", model.training().value("epochs", 0.0)},
+                   {"converged", model.training().value("converged", false)}};
   if (e.trace_every > 0) r["trace"] = trace_json;
   r["timing"] = {{"train_seconds", train_seconds},
                  {"train_cpu_seconds", train_cpu_seconds},
@@ -833,7 +837,7 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   RunOutcome out;
   out.record = std::move(r);
   if (keep) {
-    model.features = d.features;  // so `pegasos predict` can featurise raw text
+    if (model.linear) model.linear->features = d.features;  // so `pegasos predict` can featurise raw text
     out.model = std::move(model);
     out.evaluation = std::move(ev);
   }
@@ -1432,7 +1436,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
             {"params", r["params"]},
             {"seed", r["seed"]},
             {"metrics", r["metrics"]},
-            {"classes", best_outcome->model->classes},
+            {"classes", best_outcome->model->classes()},
             {"per_class", full["per_class"]},
             {"confusion_matrix", full["confusion_matrix"]},
             {"model_file", "best_model.json"}};
@@ -1449,6 +1453,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
               {"points", e.points.size()},
               {"repeats", e.repeats},
               {"trace_every", e.trace_every},
+              {"trace_sample", e.trace_sample},
               {"select", e.select_metric.empty() ? json(nullptr) : json(e.select_metric)},
               {"rank_metric", e.rank_metric},
               {"max_fpr", e.max_fpr ? json(*e.max_fpr) : json(nullptr)}};
@@ -1484,10 +1489,10 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
     trace_plots(runs, plots);
     sweep_plots(e, summary, plots);
     if (best_outcome) {
-      const Model& model = *best_outcome->model;
+      const AnyModel& model = *best_outcome->model;
       const Dataset& test = *data.test;
       if (model.binary()) curve_plots(best_outcome->evaluation->scores, test.labels, plots);
-      confusion_plot(best_outcome->evaluation->full, model.classes, plots);
+      confusion_plot(best_outcome->evaluation->full, model.classes(), plots);
     }
     images = write_plots(plots, (fs::path(output_dir) / "plots").string(), options.gnuplot, options.quiet);
   }
@@ -1498,7 +1503,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
                        {"best_retrain_seconds", best_seconds},  {"plots_seconds", seconds_since(plots_start)},
                        {"total_seconds", seconds_since(start)}, {"threads", tbb::this_task_arena::max_concurrency()}};
   if (best_outcome)
-    write_file_atomic((fs::path(output_dir) / "best_model.json").string(), model_to_json(*best_outcome->model));
+    write_file_atomic((fs::path(output_dir) / "best_model.json").string(), best_outcome->model->to_json());
   write_file_atomic((fs::path(output_dir) / "results.csv").string(), results_csv(e, runs));
   write_file_atomic((fs::path(output_dir) / "results_no_timing.json").string(), without_timing(results).dump(2) + "\n");
   write_file_atomic((fs::path(output_dir) / "results.json").string(), results.dump(2) + "\n");

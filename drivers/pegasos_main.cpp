@@ -23,6 +23,7 @@
 #include "core/kernel_model.hpp"
 #include "core/kernel_trainer.hpp"
 #include "core/model.hpp"
+#include "drivers/any_model.hpp"
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
 #include "drivers/experiment.hpp"
@@ -47,46 +48,6 @@ std::string settings_help() {
   }
   return s;
 }
-
-// A linear or a kernel model, as read from a model file (by its "kind").
-struct AnyModel {
-  std::optional<Model> linear;
-  std::optional<KernelModel> kernel;
-
-  static AnyModel load(const std::string& path) {
-    const std::string text = read_file_bytes(path);
-    AnyModel m;
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (!j.is_discarded() && j.is_object() && j.value("kind", "") == "kernel") {
-      m.kernel = kernel_model_from_json(j, path);
-    } else {
-      m.linear = model_from_json(text, path);
-    }
-    return m;
-  }
-  const std::vector<std::string>& classes() const { return linear ? linear->classes : kernel->classes; }
-  int outputs() const { return linear ? linear->outputs : kernel->outputs; }
-  bool binary() const { return outputs() == 1; }
-  double lambda() const { return linear ? linear->settings.value("lambda", 0.0) : kernel->lambda; }
-  int predict_class(const double* s) const { return linear ? linear->predict_class(s) : kernel->predict_class(s); }
-  Dataset read(const std::string& path, bool require_labels) const {
-    if (linear) return load_data_for_model(*linear, path, require_labels);
-    return load_data_for_model(kernel->data, nullptr, path, require_labels);
-  }
-  // Scores of every row (size × outputs), in parallel.
-  std::vector<double> scores(const Dataset& data) const {
-    if (kernel) return kernel->scores(data);
-    const std::size_t K = static_cast<std::size_t>(linear->outputs);
-    std::vector<double> out(data.size() * K);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, data.size(), 1024), [&](const auto& range) {
-      for (std::size_t i = range.begin(); i != range.end(); ++i) linear->scores(data.row(i), &out[i * K]);
-    });
-    return out;
-  }
-  double objective(const Dataset& data) const {
-    return linear ? model_objective(*linear, data) : kernel_model_objective(*kernel, data);
-  }
-};
 
 class Progress {
  public:
@@ -146,40 +107,26 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   prepare_labels(config, train);
   Progress progress(quiet);
   const auto train_start = Clock::now();
-  if (config.objective == "kernel_hinge") {
-    if (!loaded.features.is_null()) {
-      throw ConfigError("objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
-    }
-    KernelModel km = train_kernel(train, config.kernel, config.engine, [&](const EpochInfo& e) { return progress(e); });
-    km.settings = config.resolved;
-    km.settings.erase("threads");
-    km.settings.erase("kernel_cache_mb");
-    km.data = {{"format", config.resolved["format"]},
-               {"label_column", config.resolved["label_column"]},
-               {"normalize", config.resolved["normalize"]}};
-    progress.finish();
-    save_kernel_model(km, model_path);
-    if (!quiet) {
-      std::fprintf(stderr, "trained kernel_hinge on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model written to %s\n",
-                   train.size(), km.num_support_vectors(), load_seconds, seconds_since(train_start), model_path.c_str());
-    }
+  AnyModel trained = train_any_model(config, train, loaded.features, [&](const EpochInfo& e) { return progress(e); });
+  progress.finish();
+  trained.save(model_path);
+  if (quiet) return 0;
+  if (trained.kernel) {
+    std::fprintf(stderr,
+                 "trained kernel_hinge on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model written to %s\n",
+                 train.size(), trained.kernel->num_support_vectors(), load_seconds, seconds_since(train_start),
+                 model_path.c_str());
     return 0;
   }
-  Model model = train_model(config, train, [&](const EpochInfo& e) { return progress(e); });
-  model.features = loaded.features;
-  progress.finish();
-  save_model(model, model_path);
-  if (!quiet) {
-    std::fprintf(stderr,
-                 "trained %s on %zu examples, %u features, %zu nnz: %llu iterations (%.3g epochs%s), objective %.6g\n"
-                 "load %.2fs, train %.2fs; model written to %s\n",
-                 model.objective.c_str(), train.size(), train.dimension, static_cast<std::size_t>(train.nnz()),
-                 static_cast<unsigned long long>(model.training["iterations"].get<std::uint64_t>()),
-                 model.training["epochs"].get<double>(),
-                 model.training["converged"].get<bool>() ? ", converged" : "",
-                 model.training["objective"].get<double>(), load_seconds, seconds_since(train_start),
-                 model_path.c_str());
-  }
+  const Model& model = *trained.linear;
+  std::fprintf(stderr,
+               "trained %s on %zu examples, %u features, %zu nnz: %llu iterations (%.3g epochs%s), objective %.6g\n"
+               "load %.2fs, train %.2fs; model written to %s\n",
+               model.objective.c_str(), train.size(), train.dimension, static_cast<std::size_t>(train.nnz()),
+               static_cast<unsigned long long>(model.training["iterations"].get<std::uint64_t>()),
+               model.training["epochs"].get<double>(), model.training["converged"].get<bool>() ? ", converged" : "",
+               model.training["objective"].get<double>(), load_seconds, seconds_since(train_start),
+               model_path.c_str());
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 #include <tbb/global_control.h>
 
 #include "core/errors.hpp"
+#include "drivers/any_model.hpp"
 #include "drivers/experiment.hpp"
 #include "tests/fixtures.hpp"
 
@@ -332,6 +334,61 @@ TEST_CASE("test runs without selection; multiclass writes plot scripts when gnup
   CHECK(r["plots"].empty());
 }
 
+// XOR in the plane: no linear separator, easy for an RBF kernel.
+std::string xor_libsvm(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::string out;
+  char buf[96];
+  for (std::size_t i = 0; i < n; ++i) {
+    double a = u(rng), b = u(rng);
+    if (std::abs(a) < 0.1 || std::abs(b) < 0.1) {  // keep a margin around the axes
+      --i;
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "%s 1:%.6g 2:%.6g\n", a * b > 0 ? "1" : "-1", a, b);
+    out += buf;
+  }
+  return out;
+}
+
+TEST_CASE("kernel_hinge under pegasos run: cv picks the RBF kernel on XOR, best_model.json is a kernel model",
+          "[experiment][kernel]") {
+  TempDir dir;
+  write_text(dir.file("xor_train.svm"), xor_libsvm(300, 21));
+  write_text(dir.file("xor_test.svm"), xor_libsvm(200, 22));
+  const json j = json::parse(R"({
+    "name": "xor",
+    "data": {"train": "xor_train.svm", "test": "xor_test.svm", "folds": 3},
+    "config": {"objective": "kernel_hinge", "lambda": 1e-3, "epochs": 5},
+    "grid": {"kernel": [{"type": "linear"}, {"type": "rbf", "gamma": 2}]},
+    "select": {"metric": "accuracy"},
+    "trace_every": 1,
+    "plots": false
+  })");
+  const Experiment e = experiment_in(dir, j);
+  const json r = run_experiment(e, quiet_options(dir.file("out")));
+  REQUIRE(r["runs"].size() == 2 * 3 + 1);
+  CHECK(r["best"]["params"]["kernel"]["type"] == "rbf");
+  const double linear_cv = r["selection"]["cv_mean"][0].get<double>();
+  const double rbf_cv = r["selection"]["cv_mean"][1].get<double>();
+  CHECK(linear_cv < 0.75);  // a line cannot split XOR
+  CHECK(rbf_cv > 0.9);
+  const double reported = r["best"]["metrics"]["accuracy"].get<double>();
+  CHECK(reported > 0.9);
+  for (const json& run : r["runs"]) CHECK(run["trace"].size() >= 1);  // closed by the final model
+
+  // The saved model is a kernel model that reproduces the reported accuracy on its own.
+  const AnyModel model = AnyModel::load(dir.file("out/best_model.json"));
+  REQUIRE(model.kernel);
+  Dataset test = model.read(dir.file("xor_test.svm"), true);
+  REQUIRE(test.remap_classes(model.classes()).empty());
+  const std::vector<double> scores = model.scores(test);
+  std::size_t right = 0;
+  for (std::size_t i = 0; i < test.size(); ++i) right += model.predict_class(&scores[i]) == test.labels[i];
+  CHECK(static_cast<double>(right) / static_cast<double>(test.size()) == Approx(reported).margin(1e-12));
+}
+
 TEST_CASE("a bad experiment fails before any run starts, naming file and key", "[experiment]") {
   TempDir dir;
   write_data(dir);
@@ -385,6 +442,16 @@ TEST_CASE("a bad experiment fails before any run starts, naming file and key", "
   j = base_experiment();
   j["data"]["train"] = "multi_train.svm";
   expect_error(j, "multi_train.svm", "binary");
+  j = base_experiment();
+  j["trace_sample"] = 0;
+  expect_error(j, "trace_sample", "fraction in (0, 1]");
+  write_text(dir.file("mail.jsonl"), "{\"text\": \"cheap pills\", \"label\": \"spam\"}\n"
+                                     "{\"text\": \"lunch today\", \"label\": \"ham\"}\n");
+  j = base_experiment();
+  j["data"] = {{"train", "mail.jsonl"}, {"test", "mail.jsonl"}};
+  j.erase("select");
+  j["config"]["objective"] = "kernel_hinge";
+  expect_error(j, "kernel_hinge", "raw text");
 }
 
 TEST_CASE("pegasos run: exit code 2 for a bad experiment, 0 and results for a good one", "[experiment]") {

@@ -1,0 +1,85 @@
+#include "drivers/any_model.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "core/kernel_trainer.hpp"
+#include "drivers/data.hpp"
+#include "drivers/registry.hpp"
+
+namespace pegasos {
+
+AnyModel AnyModel::load(const std::string& path) {
+  const std::string text = read_file_bytes(path);
+  AnyModel m;
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_discarded() && j.is_object() && j.value("kind", "") == "kernel") {
+    m.kernel = kernel_model_from_json(j, path);
+  } else {
+    m.linear = model_from_json(text, path);
+  }
+  return m;
+}
+
+const std::vector<std::string>& AnyModel::classes() const { return linear ? linear->classes : kernel->classes; }
+int AnyModel::outputs() const { return linear ? linear->outputs : kernel->outputs; }
+double AnyModel::lambda() const { return linear ? linear->settings.value("lambda", 0.0) : kernel->lambda; }
+const nlohmann::json& AnyModel::training() const { return linear ? linear->training : kernel->training; }
+int AnyModel::predict_class(const double* s) const {
+  return linear ? linear->predict_class(s) : kernel->predict_class(s);
+}
+
+Dataset AnyModel::read(const std::string& path, bool require_labels) const {
+  if (linear) return load_data_for_model(*linear, path, require_labels);
+  return load_data_for_model(kernel->data, nullptr, path, require_labels);
+}
+
+std::vector<double> AnyModel::scores(const Dataset& data) const {
+  if (kernel) return kernel->scores(data);
+  const std::size_t K = static_cast<std::size_t>(linear->outputs);
+  std::vector<double> out(data.size() * K);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, data.size(), 1024), [&](const auto& range) {
+    for (std::size_t i = range.begin(); i != range.end(); ++i) linear->scores(data.row(i), &out[i * K]);
+  });
+  return out;
+}
+
+double AnyModel::objective(const Dataset& data) const {
+  return linear ? model_objective(*linear, data) : kernel_model_objective(*kernel, data);
+}
+
+std::string AnyModel::to_json() const { return linear ? model_to_json(*linear) : kernel_model_to_json(*kernel); }
+
+void AnyModel::save(const std::string& path) const {
+  if (linear) {
+    save_model(*linear, path);
+  } else {
+    save_kernel_model(*kernel, path);
+  }
+}
+
+AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const nlohmann::json& features,
+                         const std::function<bool(const EpochInfo&)>& on_epoch) {
+  AnyModel out;
+  if (config.objective != "kernel_hinge") {
+    out.linear = train_model(config, train, on_epoch);
+    out.linear->features = features;
+    return out;
+  }
+  if (!features.is_null()) {
+    throw ConfigError("objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
+  }
+  KernelModel km = train_kernel(train, config.kernel, config.engine, on_epoch);
+  km.settings = config.resolved;
+  km.settings.erase("threads");          // run settings: the model is the same for any value
+  km.settings.erase("kernel_cache_mb");
+  km.data = {{"format", config.resolved["format"]},
+             {"label_column", config.resolved["label_column"]},
+             {"normalize", config.resolved["normalize"]}};
+  out.kernel = std::move(km);
+  return out;
+}
+
+}  // namespace pegasos

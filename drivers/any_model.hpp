@@ -1,0 +1,52 @@
+// A trained model of either kind, linear (core/model) or kernel
+// (core/kernel_model), behind one interface: what `pegasos predict / eval`
+// and the experiment runner need without caring which kind they hold.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/dataset.hpp"
+#include "core/engine.hpp"
+#include "core/kernel_model.hpp"
+#include "core/model.hpp"
+#include "drivers/config.hpp"
+
+namespace pegasos {
+
+struct AnyModel {
+  std::optional<Model> linear;
+  std::optional<KernelModel> kernel;
+
+  // Reads a model file of either kind (by its "kind" field). Throws InputError.
+  static AnyModel load(const std::string& path);
+
+  const std::vector<std::string>& classes() const;
+  int outputs() const;
+  bool binary() const { return outputs() == 1; }
+  double lambda() const;
+  const nlohmann::json& training() const;
+  int predict_class(const double* scores) const;
+  // Data to apply the model to, read with the model's reader settings.
+  Dataset read(const std::string& path, bool require_labels) const;
+  // Scores of every row (size × outputs, row-major), in parallel; the same
+  // values for any thread count.
+  std::vector<double> scores(const Dataset& data) const;
+  // The model's training objective on `data` (labels in the model's classes).
+  double objective(const Dataset& data) const;
+  std::string to_json() const;
+  void save(const std::string& path) const;  // atomic
+};
+
+// Train the configured objective (any, including kernel_hinge) on `train`,
+// whose labels prepare_labels() has put in order; `features` is the fitted
+// text featurizer (null for numeric data) stored in the model. Kernel models
+// on raw text are refused (ConfigError).
+AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const nlohmann::json& features,
+                         const std::function<bool(const EpochInfo&)>& on_epoch);
+
+}  // namespace pegasos
