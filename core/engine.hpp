@@ -64,6 +64,13 @@ struct EngineSettings {
   bool trace_objective = false;
   // With trace_objective: only every trace_every-th epoch (and at the last step).
   int trace_every = 1;
+  // With trace_objective and a fixed step count, the traced objective is
+  // computed on a fixed random sample (by seed) of max(⌈trace_sample·n⌉,
+  // min(n, 200)) training rows, so that a trace point costs about
+  // trace_sample of an epoch; 1 = the whole training set. (With automatic
+  // stopping the stopping sample is used.) The final objective in
+  // TrainResult is always on the whole set.
+  double trace_sample = 0.1;
 };
 
 struct EpochInfo {
@@ -253,14 +260,21 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   }
   const bool averaging = s.output == OutputIterate::kAverage;
 
-  // Fixed evaluation sample for the stopping rule.
+  // Fixed evaluation sample for the stopping rule, or for traces.
   std::vector<std::size_t> eval_rows;
-  if (automatic && n > s.stop_sample) {
+  std::size_t sample_size = n;
+  if (automatic) {
+    sample_size = std::min(n, s.stop_sample);
+  } else if (s.trace_objective && s.trace_sample < 1.0) {
+    const auto fraction = static_cast<std::size_t>(std::ceil(s.trace_sample * static_cast<double>(n)));
+    sample_size = std::min(n, std::max(fraction, std::size_t{200}));
+  }
+  if (sample_size < n) {
     Rng pick(derive_seed(s.seed, 3));
     eval_rows.resize(n);
     std::iota(eval_rows.begin(), eval_rows.end(), std::size_t{0});
-    for (std::size_t i = 0; i < s.stop_sample; ++i) std::swap(eval_rows[i], eval_rows[i + pick.below(n - i)]);
-    eval_rows.resize(s.stop_sample);
+    for (std::size_t i = 0; i < sample_size; ++i) std::swap(eval_rows[i], eval_rows[i + pick.below(n - i)]);
+    eval_rows.resize(sample_size);
     std::sort(eval_rows.begin(), eval_rows.end());
   }
 

@@ -52,6 +52,9 @@ struct Experiment {
   std::string select_metric;      // "" = no model selection
   std::string rank_metric;        // ranks test runs (select metric, else balanced_accuracy)
   int trace_every = 0;            // epochs between trace points; 0 = no trace
+  // Intermediate trace points: objective and error on fixed samples of this
+  // fraction of the training and evaluation rows (at least 200); 1 = whole sets.
+  double trace_sample = 0.1;
   std::optional<double> max_fpr;  // binary: also report the operating point at this FPR
   bool plots = true;
 };

@@ -250,3 +250,27 @@ TEST_CASE("weights that overflow are reported, not saved", "[engine]") {
   s.iterations = 10;
   CHECK_THROWS_WITH(train(ds, Hinge(1), s), Catch::Contains("huge.svm") && Catch::Contains("lambda"));
 }
+
+TEST_CASE("traced objective: whole set with trace_sample 1, a fixed sample otherwise", "[engine]") {
+  const Dataset ds = fixtures::gaussian(3000, 10, 17, 0.7);
+  EngineSettings s = settings(1e-3);
+  s.epochs = 4;
+  s.trace_objective = true;
+  s.trace_sample = 1.0;
+  const TrainResult full = train(ds, Hinge(1), s);
+  REQUIRE(full.trace.size() == 4);
+  for (const EpochInfo& e : full.trace) CHECK(e.has_objective);
+  // The last trace point is the returned model on the whole training set.
+  CHECK(full.trace.back().sample_objective == Approx(full.objective).epsilon(1e-12));
+
+  s.trace_sample = 0.1;  // 300 rows
+  const TrainResult sampled = train(ds, Hinge(1), s);
+  CHECK(sampled.weights == full.weights);  // tracing never changes the model
+  CHECK(sampled.objective == full.objective);
+  const double estimate = sampled.trace.back().sample_objective;
+  CHECK(estimate != full.objective);                               // not the whole set...
+  CHECK(estimate == Approx(full.objective).epsilon(0.15));         // ...but a sample of it
+  CHECK(train(ds, Hinge(1), s).trace.back().sample_objective == estimate);  // fixed by the seed
+  s.seed += 1;
+  CHECK(train(ds, Hinge(1), s).trace.back().sample_objective != estimate);
+}
