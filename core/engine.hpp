@@ -220,7 +220,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   const std::size_t k = static_cast<std::size_t>(s.batch_size);
   const double lambda = s.lambda;
 
-  ScaledWeights W(dim + (feature_bias ? 1 : 0), static_cast<int>(K));
+  ScaledWeights W(dim + (feature_bias ? 1 : 0), static_cast<int>(K), s.output == OutputIterate::kAverage);
   const std::uint32_t bias_index = dim;
   const float bias_value = static_cast<float>(s.bias_feature_value);
   std::vector<double> b(K, 0.0), b_avg(K, 0.0);
@@ -281,7 +281,8 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   const float one = bias_value;
   const RowView bias_row{&one, &bias_index, 1, -1, 0};
   std::vector<double> scores(k * K), coeff(k * K);
-  std::vector<std::size_t> batch(k), next_batch(k), later_batch(k);
+  // Batches of steps t, t+1, t+2 and t+3 (drawn ahead for prefetching).
+  std::vector<std::size_t> batch(k), batch1(k), batch2(k), batch3(k);
   std::vector<char> active(k);
 
   // The current output iterate as dense weights (with the bias split off).
@@ -323,7 +324,8 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
     // the end of the previous step so its weight rows could be prefetched.
     if (t == 1) {
       for (std::size_t a = 0; a < k; ++a) batch[a] = sampler.next();
-      for (std::size_t a = 0; a < k; ++a) next_batch[a] = sampler.next();
+      for (std::size_t a = 0; a < k; ++a) batch1[a] = sampler.next();
+      for (std::size_t a = 0; a < k; ++a) batch2[a] = sampler.next();
     }
     for (std::size_t a = 0; a < k; ++a) {
       const RowView x = data.row(batch[a]);
@@ -362,23 +364,29 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       W.average_step(t == 1 ? 1.0 : mu);
       for (std::size_t j = 0; j < K; ++j) b_avg[j] = t == 1 ? b[j] : (1.0 - mu) * b_avg[j] + mu * b[j];
     }
-    // Two-stage prefetch: the rows of the batch after next come into cache
-    // now, and the weights of the next batch (whose indices are cached by
-    // now) are requested, so neither stalls the next step.
-    if (t + 1 < T) {
+    // Two-stage prefetch: the rows of the batch three steps ahead come into
+    // cache now, and the weights of the batch two steps ahead (whose rows
+    // were requested a step ago) are requested, so that neither stalls:
+    // with a table far larger than the cache every weight is a memory
+    // access, and one step of work is too short to hide its latency.
+    // Batches are drawn in step order, exactly T of them.
+    if (t + 3 <= T) {
       for (std::size_t a = 0; a < k; ++a) {
-        later_batch[a] = sampler.next();
-        prefetch_row(data.row(later_batch[a]));
+        batch3[a] = sampler.next();
+        prefetch_row(data.row(batch3[a]));
       }
     }
-    for (std::size_t a = 0; a < k; ++a) W.prefetch(data.row(next_batch[a]));
+    if (t + 2 <= T) {
+      for (std::size_t a = 0; a < k; ++a) W.prefetch(data.row(batch2[a]));
+    }
     if (t == t_star) {
       snapshot_w = W.weights();
       snapshot_b = free_bias ? b : std::vector<double>(K, 0.0);
     }
 
-    batch.swap(next_batch);
-    next_batch.swap(later_batch);
+    batch.swap(batch1);
+    batch1.swap(batch2);
+    batch2.swap(batch3);
 
     if (t % steps_per_epoch == 0 || t == T) {
       if (!std::isfinite(W.squared_norm())) {

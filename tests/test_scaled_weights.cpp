@@ -33,9 +33,11 @@ SparseRow random_row(Rng& rng, std::size_t rows) {
 TEST_CASE("ScaledWeights matches dense updates, averaging included", "[engine]") {
   const int K = GENERATE(1, 3);
   const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  // Laid out for averaging from the start, or re-laid out when it starts.
+  const bool laid_out = GENERATE(false, true);
   const std::size_t rows = 17;
   Rng rng(seed);
-  ScaledWeights w(rows, K);
+  ScaledWeights w(rows, K, laid_out);
   std::vector<double> dense(rows * K, 0.0), avg(rows * K, 0.0);
   bool averaging = false;
   for (int step = 1; step <= 3000; ++step) {
