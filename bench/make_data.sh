@@ -30,4 +30,13 @@ make "$out/fmnist0_train_x9.svm" repeat9
 # Synthetic pair: same rows and nnz per row, indices from 1..1e3 vs 1..1e7.
 make "$out/synth_d1e3.svm" $py "$here/synth.py" --dim 1000     --out "$out/synth_d1e3.svm"
 make "$out/synth_d1e7.svm" $py "$here/synth.py" --dim 10000000 --out "$out/synth_d1e7.svm"
+# The d = 1e3 rows with every index multiplied by 10^4: dimension 10^7, but only 1000
+# distinct weights are ever touched (a 10^7 table, a cache-sized working set).
+spread() {
+  local f="$out/synth_d1e7_spread.svm"
+  awk '{printf "%s", $1; for (i = 2; i <= NF; i++) { split($i, a, ":"); printf " %d:%s", a[1] * 10000, a[2] } printf "\n"}' \
+    "$out/synth_d1e3.svm" > "$f.tmp"
+  mv "$f.tmp" "$f"
+}
+make "$out/synth_d1e7_spread.svm" spread
 ls -l "$out"

@@ -157,21 +157,26 @@ def dim_bench(a, tmp, data):
     cancel. Fastest of max(3, repeats) interleaved runs."""
     r = {}
     reps = max(3, a.repeats)
-    for d in ("d1e3", "d1e7"):
+    files = ["d1e3", "d1e7"]
+    if os.path.exists(os.path.join(data, "synth_d1e7_spread.svm")):
+        files.append("d1e7_spread")  # d = 1e7, but the 1000 touched weights of d1e3
+    for d in files:
         r[d] = {"file": os.path.join(data, "synth_%s.svm" % d)}
     for e in (5, 25):
         for _ in range(reps):
-            for d in ("d1e3", "d1e7"):
+            for d in files:
                 t, o = run([a.pegasos, "train", "--set", "epochs=%d" % e, "--set", "lambda=1e-4", r[d]["file"],
                             os.path.join(tmp, "dim.json")])
                 key = "train_s_%d" % e
                 r[d][key] = min(r[d].get(key, float("inf")), grab(r"train ([\d.]+)s", o))
                 r[d]["load_s"] = min(r[d].get("load_s", float("inf")), grab(r"load ([\d.]+)s", o))
-    for d in ("d1e3", "d1e7"):
+    for d in files:
         r[d]["epoch_s"] = (r[d]["train_s_25"] - r[d]["train_s_5"]) / 20
         r[d]["train_s"] = r[d]["train_s_5"]
     r["ratio_train_d1e7_over_d1e3"] = r["d1e7"]["train_s_5"] / max(r["d1e3"]["train_s_5"], 1e-9)
     r["ratio_epoch_d1e7_over_d1e3"] = r["d1e7"]["epoch_s"] / max(r["d1e3"]["epoch_s"], 1e-9)
+    if "d1e7_spread" in r:
+        r["ratio_epoch_spread_over_d1e3"] = r["d1e7_spread"]["epoch_s"] / max(r["d1e3"]["epoch_s"], 1e-9)
     if not a.skip_sgd:  # reference: what the same random-access pattern costs in sklearn
         from sklearn.linear_model import SGDClassifier
         for d in ("d1e3", "d1e7"):
@@ -326,9 +331,16 @@ def report(res):
             L.append("| %s | %.2f | %.2f | %.2f | %.4f | %s |" % (
                 os.path.basename(dm[d]["file"]), dm[d]["load_s"], dm[d]["train_s_5"], dm[d]["train_s_25"],
                 dm[d]["epoch_s"], fmt(dm[d].get("sgd_epoch_s"), ".4f")))
+        if "d1e7_spread" in dm:
+            sp = dm["d1e7_spread"]
+            L.append("| %s | %.2f | %.2f | %.2f | %.4f | - |" % (
+                os.path.basename(sp["file"]), sp["load_s"], sp["train_s_5"], sp["train_s_25"], sp["epoch_s"]))
         L.append("| ratio d=1e7 / d=1e3 | | %.2f | | %.2f | %s |" % (
             dm["ratio_train_d1e7_over_d1e3"], dm["ratio_epoch_d1e7_over_d1e3"],
             fmt(dm.get("sgd_ratio_d1e7_over_d1e3"), ".2f")))
+        if "ratio_epoch_spread_over_d1e3" in dm:
+            L.append("| ratio d=1e7 spread (1000 touched weights) / d=1e3 | | | | %.2f | |"
+                     % dm["ratio_epoch_spread_over_d1e3"])
     return "\n".join(L)
 
 
