@@ -271,14 +271,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
     const auto fraction = static_cast<std::size_t>(std::ceil(s.trace_sample * static_cast<double>(n)));
     sample_size = std::min(n, std::max(fraction, std::size_t{200}));
   }
-  if (sample_size < n) {
-    Rng pick(derive_seed(s.seed, 3));
-    eval_rows.resize(n);
-    std::iota(eval_rows.begin(), eval_rows.end(), std::size_t{0});
-    for (std::size_t i = 0; i < sample_size; ++i) std::swap(eval_rows[i], eval_rows[i + pick.below(n - i)]);
-    eval_rows.resize(sample_size);
-    std::sort(eval_rows.begin(), eval_rows.end());
-  }
+  if (sample_size < n) eval_rows = Rng(derive_seed(s.seed, 3)).sample_indices(n, sample_size);
 
   const float one = bias_value;
   const RowView bias_row{&one, &bias_index, 1, -1, 0};

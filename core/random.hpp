@@ -6,9 +6,12 @@
 // method; the stream depends only on the seed.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace pegasos {
 
@@ -68,6 +71,19 @@ class Rng {
     for (std::size_t i = items.size(); i > 1; --i) {
       std::swap(items[i - 1], items[below(i)]);
     }
+  }
+
+  // `count` distinct indices of [0, n), drawn uniformly (a partial
+  // Fisher-Yates shuffle: `count` draws), returned in increasing order.
+  // All of [0, n) when count >= n (no draws).
+  std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count) {
+    std::vector<std::size_t> rows(n);
+    std::iota(rows.begin(), rows.end(), std::size_t{0});
+    if (count >= n) return rows;
+    for (std::size_t i = 0; i < count; ++i) std::swap(rows[i], rows[i + below(n - i)]);
+    rows.resize(count);
+    std::sort(rows.begin(), rows.end());
+    return rows;
   }
 
  private:

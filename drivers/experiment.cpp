@@ -759,14 +759,7 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
     const std::size_t m = eval.size();
     const std::size_t size =
         std::min(m, std::max<std::size_t>(static_cast<std::size_t>(std::ceil(e.trace_sample * static_cast<double>(m))), 200));
-    if (size < m) {
-      Rng pick(derive_seed(spec.seed, 7));
-      trace_rows.resize(m);
-      std::iota(trace_rows.begin(), trace_rows.end(), std::size_t{0});
-      for (std::size_t i = 0; i < size; ++i) std::swap(trace_rows[i], trace_rows[i + pick.below(m - i)]);
-      trace_rows.resize(size);
-      std::sort(trace_rows.begin(), trace_rows.end());
-    }
+    if (size < m) trace_rows = Rng(derive_seed(spec.seed, 7)).sample_indices(m, size);
   }
   std::vector<TracePoint> trace;
   const auto start = Clock::now();
