@@ -66,6 +66,9 @@ struct EngineSettings {
   bool trace_objective = false;
   // With trace_objective: only every trace_every-th epoch (and at the last step).
   int trace_every = 1;
+  // With trace_objective, > 0: trace every trace_iterations steps instead
+  // (and at the last step), also inside epochs; trace_every is then ignored.
+  std::uint64_t trace_iterations = 0;
   // With trace_objective and a fixed step count, the traced objective is
   // computed on a fixed random sample (by seed) of max(⌈trace_sample·n⌉,
   // min(n, 200)) training rows, so that a trace point costs about
@@ -80,6 +83,9 @@ struct EpochInfo {
   std::uint64_t iterations = 0;
   double sample_objective = 0.0;  // output iterate, on the stopping sample
   bool has_objective = false;     // sample_objective was computed this epoch
+  bool traced = false;            // a trace point (trace_objective), not only a stopping check
+  bool epoch_end = true;          // false for trace points inside an epoch (trace_iterations)
+  bool stop_check = false;        // evaluated for the automatic stopping rule
   // When has_objective: the output iterate (dense weights, dimension × K
   // feature-major, and K biases); valid only during the on_epoch call.
   const std::vector<double>* weights = nullptr;
@@ -383,7 +389,9 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
     batch1.swap(batch2);
     batch2.swap(batch3);
 
-    if (t % steps_per_epoch == 0 || t == T) {
+    const bool epoch_end = t % steps_per_epoch == 0;
+    const bool iteration_point = s.trace_objective && s.trace_iterations > 0 && t % s.trace_iterations == 0;
+    if (epoch_end || t == T || iteration_point) {
       if (!std::isfinite(W.squared_norm())) {
         throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
                          "; scale the features (e.g. to unit norm) or raise lambda");
@@ -394,15 +402,21 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       // Materialising the output iterate costs O(dimension); when an epoch
       // has far fewer non-zeros than that (text: 2^20 buckets, few
       // documents), evaluate only every `eval_every` epochs.
-      const bool traced = s.trace_objective && (info.epoch % std::max(1, s.trace_every) == 0 || t == T);
+      info.epoch_end = epoch_end || t == T;
+      const bool traced =
+          s.trace_objective && (t == T || (s.trace_iterations > 0 ? iteration_point
+                                                                  : epoch_end && info.epoch % std::max(1, s.trace_every) == 0));
       // Late in a long run the stopping rule need not look at every epoch:
       // evaluate every p-th epoch, p the largest power of two with 32·p < E
       // (so stopping comes at most 1/16 of the epochs late), which turns the
       // O(E) evaluation passes of a long run into O(32 · log E).
       int spacing = 1;
       while (32 * spacing < info.epoch) spacing *= 2;
-      const bool want_objective =
-          traced || (automatic && info.epoch % eval_every == 0 && info.epoch % spacing == 0);
+      // Only the stopping rule's own schedule decides when to stop, so that
+      // tracing never changes the model.
+      info.stop_check = automatic && epoch_end && info.epoch % eval_every == 0 && info.epoch % spacing == 0;
+      const bool want_objective = traced || info.stop_check;
+      info.traced = traced;
       std::vector<double> w, bias;  // outlive the on_epoch call below
       if (want_objective && (s.output != OutputIterate::kRandom || !snapshot_w.empty() || automatic)) {
         output_iterate(w, bias);
@@ -414,11 +428,11 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       result.trace.push_back(info);
       result.trace.back().weights = result.trace.back().bias = nullptr;  // w, bias die with this step
       if (on_epoch && !on_epoch(info)) break;
-      if (automatic && info.has_objective && info.epoch >= std::max(2, s.min_epochs)) {
-        // Baseline: the latest evaluated epoch at or before E/2.
+      if (info.stop_check && info.has_objective && info.epoch >= std::max(2, s.min_epochs)) {
+        // Baseline: the latest stopping check at or before epoch E/2.
         const EpochInfo* baseline = nullptr;
         for (const EpochInfo& e : result.trace) {
-          if (e.has_objective && e.epoch <= info.epoch / 2) baseline = &e;
+          if (e.stop_check && e.has_objective && e.epoch <= info.epoch / 2) baseline = &e;
         }
         if (baseline != nullptr &&
             baseline->sample_objective - info.sample_objective <= s.tolerance * std::abs(info.sample_objective)) {

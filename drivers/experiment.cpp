@@ -234,7 +234,7 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   if (!j.is_object()) throw ConfigError(origin + ": an experiment is a JSON object (see docs/experiments.md)");
   reject_unknown(
       j,
-      {"name", "description", "data", "config", "grid", "zip", "repeats", "select", "trace_every", "trace_sample", "max_fpr", "plots"},
+      {"name", "description", "data", "config", "grid", "zip", "repeats", "select", "trace_every", "trace_iterations", "trace_sample", "max_fpr", "plots"},
       origin, "", "experiment key");
   Experiment e;
   e.path = file;
@@ -339,6 +339,12 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   if (j.contains("repeats")) e.repeats = static_cast<int>(integer(j["repeats"], origin, "repeats", 1, 100000));
   if (j.contains("trace_every"))
     e.trace_every = static_cast<int>(integer(j["trace_every"], origin, "trace_every", 0, 1000000));
+  if (j.contains("trace_iterations")) {
+    if (j.contains("trace_every")) fail(origin, "trace_iterations", "give trace_every (epochs) or trace_iterations, not both");
+    e.trace_iterations =
+        static_cast<std::uint64_t>(integer(j["trace_iterations"], origin, "trace_iterations", 1, std::int64_t{1} << 50));
+    e.trace_every = 1;  // traces on; the engine places the points every trace_iterations steps
+  }
   if (j.contains("trace_sample")) {
     const json& v = j["trace_sample"];
     if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() <= 1.0)) {
@@ -737,6 +743,7 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   if (e.trace_every > 0) {
     config.engine.trace_objective = true;
     config.engine.trace_every = e.trace_every;
+    config.engine.trace_iterations = e.trace_iterations;
     config.engine.trace_sample = e.trace_sample;
   }
 
@@ -767,8 +774,7 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   // Transfer exposes only the correction u of w = w_R + u: no error trace.
   const bool error_trace = config.objective != "transfer";
   auto on_epoch = [&](const auto& info) -> bool {
-    if (e.trace_every <= 0 || !info.has_objective) return true;
-    if (info.epoch % e.trace_every != 0) return true;  // the final model closes the trace below
+    if (e.trace_every <= 0 || !info.traced || !info.has_objective) return true;
     TracePoint p;
     p.epoch = info.epoch;
     p.iterations = info.iterations;
@@ -1446,6 +1452,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
               {"points", e.points.size()},
               {"repeats", e.repeats},
               {"trace_every", e.trace_every},
+              {"trace_iterations", e.trace_iterations},
               {"trace_sample", e.trace_sample},
               {"select", e.select_metric.empty() ? json(nullptr) : json(e.select_metric)},
               {"rank_metric", e.rank_metric},

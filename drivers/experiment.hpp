@@ -52,6 +52,7 @@ struct Experiment {
   std::string select_metric;      // "" = no model selection
   std::string rank_metric;        // ranks test runs (select metric, else balanced_accuracy)
   int trace_every = 0;            // epochs between trace points; 0 = no trace
+  std::uint64_t trace_iterations = 0;  // > 0: steps between trace points instead (sets trace_every = 1)
   // Intermediate trace points: objective and error on fixed samples of this
   // fraction of the training and evaluation rows (at least 200); 1 = whole sets.
   double trace_sample = 0.1;

@@ -274,3 +274,35 @@ TEST_CASE("traced objective: whole set with trace_sample 1, a fixed sample other
   s.seed += 1;
   CHECK(train(ds, Hinge(1), s).trace.back().sample_objective != estimate);
 }
+
+TEST_CASE("trace points every N iterations, inside epochs; tracing never changes the model", "[engine]") {
+  const Dataset ds = fixtures::gaussian(40, 6, 23, 0.7);
+  EngineSettings s = settings(1e-2);
+  s.iterations = 50;
+  const TrainResult plain = train(ds, Hinge(1), s);
+  s.trace_objective = true;
+  s.trace_iterations = 7;
+  const TrainResult traced = train(ds, Hinge(1), s);
+  std::vector<std::uint64_t> at;
+  for (const EpochInfo& e : traced.trace) {
+    if (e.traced) {
+      CHECK(e.has_objective);
+      at.push_back(e.iterations);
+    }
+  }
+  CHECK(at == std::vector<std::uint64_t>{7, 14, 21, 28, 35, 42, 49, 50});
+  CHECK(traced.weights == plain.weights);
+
+  // Automatic stopping: the same model with or without a trace at every epoch.
+  const Dataset big = fixtures::gaussian(2000, 10, 29, 0.7);
+  EngineSettings a = settings(1e-4);
+  const TrainResult auto_plain = train(big, Hinge(1), a);
+  a.trace_objective = true;
+  a.trace_every = 1;
+  const TrainResult auto_traced = train(big, Hinge(1), a);
+  CHECK(auto_traced.iterations == auto_plain.iterations);
+  CHECK(auto_traced.weights == auto_plain.weights);
+  a.trace_every = 0;
+  a.trace_iterations = 333;
+  CHECK(train(big, Hinge(1), a).weights == auto_plain.weights);
+}

@@ -389,6 +389,34 @@ TEST_CASE("kernel_hinge under pegasos run: cv picks the RBF kernel on XOR, best_
   CHECK(static_cast<double>(right) / static_cast<double>(test.size()) == Approx(reported).margin(1e-12));
 }
 
+TEST_CASE("trace_iterations places trace points every N steps, the last one exact", "[experiment]") {
+  TempDir dir;
+  write_data(dir);
+  json j = base_experiment();
+  j.erase("trace_every");
+  j["trace_iterations"] = 50;
+  j["trace_sample"] = 1;
+  j["data"].erase("folds");
+  j["config"] = {{"lambda", 1e-2}, {"iterations", 200}};
+  j["grid"] = {{"batch_size", {1, 4}}};
+  j["repeats"] = 1;
+  const json r = run_experiment(experiment_in(dir, j), quiet_options(dir.file("out")));
+  REQUIRE(r["runs"].size() == 2);
+  for (const json& run : r["runs"]) {
+    std::vector<std::uint64_t> at;
+    for (const json& p : run["trace"]) at.push_back(p["iterations"].get<std::uint64_t>());
+    CHECK(at == std::vector<std::uint64_t>{50, 100, 150, 200});
+    // With trace_sample 1 the last point is the model itself: its objective and test error.
+    CHECK(run["trace"].back()["objective"].get<double>() ==
+          Approx(run["metrics"]["objective"].get<double>()).epsilon(1e-12));
+    CHECK(run["trace"].back()["test_error"].get<double>() ==
+          Approx(run["metrics"]["error"].get<double>()).margin(1e-12));
+  }
+  j["trace_every"] = 1;
+  write_text(dir.file("both.json"), j.dump());
+  CHECK_THROWS_WITH(load_experiment(dir.file("both.json")), Contains("trace_iterations") && Contains("not both"));
+}
+
 TEST_CASE("a bad experiment fails before any run starts, naming file and key", "[experiment]") {
   TempDir dir;
   write_data(dir);
