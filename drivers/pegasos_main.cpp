@@ -101,6 +101,9 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     }
     source_features = source.features;
   }
+  if (config.objective == "kernel_hinge" && is_text_input(data_path, config.resolved.value("format", "auto"))) {
+    throw ConfigError("objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
+  }
   TrainingData loaded = load_training_data(config, data_path, source_features);
   Dataset& train = loaded.data;
   const double load_seconds = seconds_since(start);

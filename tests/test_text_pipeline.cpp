@@ -123,6 +123,9 @@ TEST_CASE("the CLI trains and predicts on raw text and keeps text and numeric mo
   CHECK_THAT(last_stderr(), Catch::Contains("numeric features"));
   CHECK(run(bin + " train -q --set 'features={\"mode\":\"vocabulary\"}' " + dir + "/numeric.svm " + dir + "/x.json") == 2);
   CHECK_THAT(last_stderr(), Catch::Contains("features"));
+  // Kernels need numeric features: refused before the text is read.
+  CHECK(run(bin + " train -q --set objective=kernel_hinge " + dir + "/train.jsonl " + dir + "/k.json") == 2);
+  CHECK_THAT(last_stderr(), Catch::Contains("kernel_hinge") && Catch::Contains("raw text"));
   // A bad JSONL line is reported with its line number.
   write(dir + "/bad.jsonl", "{\"label\": \"ham\", \"text\": \"hello\"}\n{\"label\": \"spam\", \"text\": 42}\n");
   CHECK(run(bin + " train -q " + dir + "/bad.jsonl " + dir + "/b.json") == 2);
