@@ -249,8 +249,100 @@ float parse_value(const char* begin, const char* end, std::size_t column) {
   return v;
 }
 
+// A value of the form [-]DIGITS[.DIGITS] whose significant digits fit in
+// 2^24 and with at most 10 decimals, converted exactly as fast_float does
+// (Clinger's fast path: m and 10^k are exact floats, so the one IEEE
+// division m / 10^k is correctly rounded). Sets *next past the digits;
+// false (nothing consumed) for any other form.
+bool parse_simple_decimal(const char* p, const char* end, float& out, const char** next) {
+  static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+  const bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  std::uint32_t m = 0;
+  int decimals = 0, digits = 0;
+  for (; p < end && *p >= '0' && *p <= '9'; ++p, ++digits) {
+    m = m * 10 + static_cast<std::uint32_t>(*p - '0');
+    if (m > (1u << 24)) return false;
+  }
+  if (p < end && *p == '.') {
+    ++p;
+    for (; p < end && *p >= '0' && *p <= '9'; ++p, ++digits) {
+      m = m * 10 + static_cast<std::uint32_t>(*p - '0');
+      if (m > (1u << 24) || ++decimals > 10) return false;
+    }
+  }
+  if (digits == 0 || (p < end && (*p == 'e' || *p == 'E'))) return false;
+  const float v = static_cast<float>(m) / kPow10[decimals];
+  out = negative ? -v : v;
+  *next = p;
+  return true;
+}
+
+// The common case of a LIBSVM line in one pass: "LABEL IDX:VALUE ..." with
+// decimal indices strictly increasing within 1..max, finite values, nothing
+// else. Returns false, having added nothing but possibly the label's id,
+// for any other line (comments, qid:, anything malformed); the general
+// parser below then reads it and reports errors. Both give the same rows.
+bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const ReadOptions& opt) {
+  const char* p = line;
+  while (p < end && is_space(*p)) ++p;
+  const char* tok = p;
+  while (p < end && !is_space(*p)) {
+    if (*p == ':' || *p == '#') return false;
+    ++p;
+  }
+  if (p == tok) return false;
+  int label = 0;
+  try {
+    label = c.label_id(std::string_view(tok, static_cast<std::size_t>(p - tok)));
+  } catch (const InputError&) {
+    return false;
+  }
+  const std::size_t row_start = c.indices.size();
+  const std::uint64_t max_index = std::min(opt.max_feature_index, kMaxFeatureIndexLimit);
+  std::uint64_t previous = 0;
+  auto fail = [&] {
+    c.indices.resize(row_start);
+    c.values.resize(row_start);
+    return false;
+  };
+  while (true) {
+    while (p < end && is_space(*p)) ++p;
+    if (p == end) break;
+    std::uint64_t index = 0;
+    const char* digits = p;
+    while (p < end && *p >= '0' && *p <= '9') {
+      index = index * 10 + static_cast<std::uint64_t>(*p - '0');
+      ++p;
+    }
+    // At most 10 digits cannot overflow and covers every index ≤ max_index.
+    if (p == digits || p - digits > 10 || p == end || *p != ':') return fail();
+    if (index == 0 || index <= previous || index > max_index) return fail();
+    ++p;
+    float v = 0;
+    const char* after = nullptr;
+    if (!parse_simple_decimal(p, end, v, &after)) {
+      const auto r = fast_float::from_chars(p, end, v);
+      if (r.ec != std::errc() || r.ptr == p || !std::isfinite(v)) return fail();
+      after = r.ptr;
+    }
+    if (after != end && !is_space(*after)) return fail();
+    p = after;
+    previous = index;
+    if (v != 0.0f) {
+      c.indices.push_back(static_cast<std::uint32_t>(index - 1));
+      c.values.push_back(v);
+    }
+  }
+  if (previous > c.max_index) c.max_index = previous;
+  c.labels.push_back(label);
+  c.row_ptr.push_back(c.indices.size());
+  return true;
+}
+
 // Parse one LIBSVM line [p, end) (no newline) into `c`.
 void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOptions& opt) {
+  if (opt.libsvm_fast_path && parse_libsvm_line_fast(line, end, c, opt)) return;
   if (const void* hash = std::memchr(line, '#', static_cast<std::size_t>(end - line))) {
     end = static_cast<const char*>(hash);
   }

@@ -39,6 +39,10 @@ struct ReadOptions {
   // SGD converges at a rate governed by R²/λ (R = largest row norm), so
   // unnormalised data such as raw pixels needs far more epochs.
   bool normalize_rows = false;
+  // LIBSVM lines are read by a one-pass fast path that hands every line it
+  // does not fully accept (comments, qid:, any error) to the general parser;
+  // false sends every line to the general parser (the tests compare the two).
+  bool libsvm_fast_path = true;
 };
 
 class Dataset {

@@ -586,6 +586,82 @@ TEST_CASE("libsvm: a multi-chunk parse equals a line-by-line brute-force parse",
   require_same_data(pegasos::read_dataset(dir.file("big.svm"), {}), ds);
 }
 
+TEST_CASE("libsvm: the one-pass fast path and the general parser agree on every line", "[io]") {
+  // Random lines mixing ordinary features with everything the fast path hands
+  // over to the general parser: comments, qid, bad indices, odd values.
+  const char* labels[] = {"1", "-1", "+1", "1.0", "spam", "ham", "1#c", "-1:2", "\xff"};
+  const char* values[] = {"1", "0.25", "-3.5e-2", "0", "-0", ".5", "5.", "+2", "1e-45", "3.4e38",
+                          "1e40", "nan", "inf", "", "0x1p3", "2#x", "1.5e", "7e+3"};
+  const char* extras[] = {"qid:7", "#", "# tail comment", "x:1", "0:1", "03:2", "4294967294:1",
+                          "4294967295:1", "12345678901:1", "1:2:3", ":5", "\t", "\v"};
+  pegasos::Rng rng(99);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string text;
+    const int lines = 1 + static_cast<int>(rng.below(6));
+    for (int l = 0; l < lines; ++l) {
+      text += labels[rng.below(rng.uniform() < 0.9 ? 2 : std::size(labels))];
+      std::uint64_t index = 0;
+      const int features = static_cast<int>(rng.below(8));
+      for (int f = 0; f < features; ++f) {
+        text += rng.uniform() < 0.3 ? "\t" : " ";
+        if (rng.uniform() < 0.12) {
+          text += extras[rng.below(std::size(extras))];
+          continue;
+        }
+        index += rng.uniform() < 0.05 ? 0 : 1 + rng.below(40);  // sometimes repeated
+        text += std::to_string(index) + ":";
+        if (rng.uniform() < 0.5) {  // a random decimal: digits, point, digits (the fast value path and beyond)
+          if (rng.uniform() < 0.3) text += "-";
+          for (std::uint64_t d = rng.below(9); d > 0; --d) text += static_cast<char>('0' + rng.below(10));
+          if (rng.uniform() < 0.8) text += ".";
+          for (std::uint64_t d = rng.below(13); d > 0; --d) text += static_cast<char>('0' + rng.below(10));
+          if (rng.uniform() < 0.05) text += "e-7";
+        } else {
+          text += values[rng.below(rng.uniform() < 0.8 ? 4 : std::size(values))];
+        }
+      }
+      if (rng.uniform() < 0.1) text += "\r";
+      text += "\n";
+    }
+    INFO(text);
+    for (const bool require_labels : {true, false}) {
+      ReadOptions fast, general;
+      fast.require_labels = general.require_labels = require_labels;
+      general.libsvm_fast_path = false;
+      std::string fast_error, general_error;
+      Dataset a, b;
+      try {
+        a = pegasos::parse_libsvm(text, "t.svm", fast);
+      } catch (const InputError& e) {
+        fast_error = e.what();
+      }
+      try {
+        b = pegasos::parse_libsvm(text, "t.svm", general);
+      } catch (const InputError& e) {
+        general_error = e.what();
+      }
+      REQUIRE(fast_error == general_error);
+      if (fast_error.empty()) require_same_data(a, b);
+    }
+  }
+  // Values alone, all on valid lines: the exact-decimal shortcut gives fast_float's bits.
+  std::string text;
+  for (int i = 0; i < 50000; ++i) {
+    text += "1 1:";
+    if (rng.uniform() < 0.5) text += "-";
+    for (std::uint64_t d = rng.below(9); d > 0; --d) text += static_cast<char>('0' + rng.below(10));
+    text += ".";
+    for (std::uint64_t d = 1 + rng.below(12); d > 0; --d) text += static_cast<char>('0' + rng.below(10));
+    text += "\n";
+  }
+  ReadOptions general;
+  general.libsvm_fast_path = false;
+  const Dataset a = pegasos::parse_libsvm(text, "v.svm", {});
+  const Dataset b = pegasos::parse_libsvm(text, "v.svm", general);
+  REQUIRE(a.size() == 50000);
+  require_same_data(a, b);
+}
+
 TEST_CASE("libsvm: errors in late chunks report the absolute line number", "[io]") {
   BigText big = make_big_text(77, std::size_t{10} << 20 | 999);
   TempDir dir;
