@@ -234,21 +234,6 @@ struct ParseFailure {
   std::string message;
 };
 
-float parse_value(const char* begin, const char* end, std::size_t column) {
-  float v = 0;
-  auto r = fast_float::from_chars(begin, end, v);
-  std::string_view tok(begin, static_cast<std::size_t>(end - begin));
-  if (r.ptr != end || begin == end) {
-    if (r.ec == std::errc::result_out_of_range) throw ParseFailure{column, "value " + quote(tok) + " is out of range for float32"};
-    throw ParseFailure{column, "value " + quote(tok) + " is not a number"};
-  }
-  if (r.ec == std::errc::result_out_of_range || !std::isfinite(v)) {
-    if (std::isnan(v)) throw ParseFailure{column, "value " + quote(tok) + " is NaN"};
-    throw ParseFailure{column, "value " + quote(tok) + " is infinite or out of range for float32"};
-  }
-  return v;
-}
-
 // A value of the form [-]DIGITS[.DIGITS] whose significant digits fit in
 // 2^24 and with at most 10 decimals, converted exactly as fast_float does
 // (Clinger's fast path: m and 10^k are exact floats, so the one IEEE
@@ -276,6 +261,23 @@ bool parse_simple_decimal(const char* p, const char* end, float& out, const char
   out = negative ? -v : v;
   *next = p;
   return true;
+}
+
+float parse_value(const char* begin, const char* end, std::size_t column) {
+  float v = 0;
+  const char* after = nullptr;
+  if (parse_simple_decimal(begin, end, v, &after) && after == end) return v;
+  auto r = fast_float::from_chars(begin, end, v);
+  std::string_view tok(begin, static_cast<std::size_t>(end - begin));
+  if (r.ptr != end || begin == end) {
+    if (r.ec == std::errc::result_out_of_range) throw ParseFailure{column, "value " + quote(tok) + " is out of range for float32"};
+    throw ParseFailure{column, "value " + quote(tok) + " is not a number"};
+  }
+  if (r.ec == std::errc::result_out_of_range || !std::isfinite(v)) {
+    if (std::isnan(v)) throw ParseFailure{column, "value " + quote(tok) + " is NaN"};
+    throw ParseFailure{column, "value " + quote(tok) + " is infinite or out of range for float32"};
+  }
+  return v;
 }
 
 // The common case of a LIBSVM line in one pass: "LABEL IDX:VALUE ..." with

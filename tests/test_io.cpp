@@ -644,22 +644,29 @@ TEST_CASE("libsvm: the one-pass fast path and the general parser agree on every 
       if (fast_error.empty()) require_same_data(a, b);
     }
   }
-  // Values alone, all on valid lines: the exact-decimal shortcut gives fast_float's bits.
+  // Values alone, on valid lines: both paths give the correctly rounded float
+  // (std::strtof, an independent conversion), exact-decimal shortcut or not.
   std::string text;
+  std::vector<float> expected;
   for (int i = 0; i < 50000; ++i) {
-    text += "1 1:";
-    if (rng.uniform() < 0.5) text += "-";
-    for (std::uint64_t d = rng.below(9); d > 0; --d) text += static_cast<char>('0' + rng.below(10));
-    text += ".";
-    for (std::uint64_t d = 1 + rng.below(12); d > 0; --d) text += static_cast<char>('0' + rng.below(10));
-    text += "\n";
+    std::string value = rng.uniform() < 0.5 ? "-" : "";
+    for (std::uint64_t d = rng.below(9); d > 0; --d) value += static_cast<char>('0' + rng.below(10));
+    value += ".";
+    for (std::uint64_t d = 1 + rng.below(12); d > 0; --d) value += static_cast<char>('0' + rng.below(10));
+    text += "1 1:" + value + "\n";
+    expected.push_back(std::strtof(value.c_str(), nullptr));
   }
   ReadOptions general;
   general.libsvm_fast_path = false;
-  const Dataset a = pegasos::parse_libsvm(text, "v.svm", {});
-  const Dataset b = pegasos::parse_libsvm(text, "v.svm", general);
-  REQUIRE(a.size() == 50000);
-  require_same_data(a, b);
+  for (const ReadOptions& options : {ReadOptions{}, general}) {
+    const Dataset ds = pegasos::parse_libsvm(text, "v.svm", options);
+    REQUIRE(ds.size() == expected.size());
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+      const float got = ds.row_ptr[i + 1] > ds.row_ptr[i] ? ds.values[ds.row_ptr[i]] : 0.0f;
+      INFO("row " << i);
+      REQUIRE(std::bit_cast<std::uint32_t>(got) == std::bit_cast<std::uint32_t>(expected[i] == 0.0f ? 0.0f : expected[i]));
+    }
+  }
 }
 
 TEST_CASE("libsvm: errors in late chunks report the absolute line number", "[io]") {
