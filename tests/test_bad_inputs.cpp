@@ -29,6 +29,7 @@
 #include "core/errors.hpp"
 #include "core/model.hpp"
 #include "core/random.hpp"
+#include "tests/test_util.hpp"
 
 extern char** environ;
 
@@ -37,50 +38,11 @@ namespace {
 using Catch::Contains;
 using nlohmann::json;
 namespace fs = std::filesystem;
+using testutil::TempDir;
+using testutil::read_text;
+using testutil::write_text;
 
 const fs::path kCorpus = fs::path(PEGASOS_SOURCE_DIR) / "tests" / "bad_inputs";
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pegasos-robust-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  // Names in the directory that start with `prefix`.
-  std::vector<std::string> entries(const std::string& prefix) const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path_)) {
-      const std::string n = e.path().filename().string();
-      if (n.rfind(prefix, 0) == 0) names.push_back(n);
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  fs::path path_;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  REQUIRE(out.good());
-}
 
 // Start `pegasos ARGS` (no shell) with stdout/stderr going to files.
 pid_t spawn_pegasos(const std::vector<std::string>& args, const std::string& out, const std::string& err) {

@@ -15,44 +15,16 @@
 #include <nlohmann/json.hpp>
 
 #include "core/random.hpp"
+#include "tests/test_util.hpp"
 
 namespace {
 
 using Catch::Contains;
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pegasos-cli-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  REQUIRE(out.good());
-}
+using testutil::TempDir;
+using testutil::read_text;
+using testutil::write_text;
 
 // Single-quoted for the shell (the temp paths contain no quotes).
 std::string q(const std::string& s) { return "'" + s + "'"; }

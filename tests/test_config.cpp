@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "drivers/config.hpp"
+#include "tests/test_util.hpp"
 
 namespace {
 
@@ -21,29 +22,7 @@ using nlohmann::json;
 using pegasos::ConfigError;
 using pegasos::TrainConfig;
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pegasos-config-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string path = (path_ / name).string();
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
-
- private:
-  fs::path path_;
-};
+using testutil::TempDir;
 
 TrainConfig with_sets(const std::vector<std::string>& sets) { return pegasos::load_train_config("", sets); }
 

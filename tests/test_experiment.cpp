@@ -22,45 +22,17 @@
 #include "drivers/any_model.hpp"
 #include "drivers/experiment.hpp"
 #include "tests/fixtures.hpp"
+#include "tests/test_util.hpp"
 
 namespace {
 
 using Catch::Contains;
 using nlohmann::json;
 namespace fs = std::filesystem;
+using testutil::TempDir;
+using testutil::read_text;
+using testutil::write_text;
 using namespace pegasos;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pegasos-exp-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  REQUIRE(out.good());
-}
 
 // LIBSVM text of a generated dataset (labels are its class names).
 std::string libsvm(const Dataset& ds) {

@@ -28,6 +28,7 @@
 #include "core/errors.hpp"
 #include "core/model.hpp"
 #include "core/random.hpp"
+#include "tests/test_util.hpp"
 
 namespace {
 
@@ -38,32 +39,9 @@ using pegasos::InputError;
 using pegasos::Model;
 using pegasos::ReadOptions;
 namespace fs = std::filesystem;
-
-// A fresh directory under $TMPDIR, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pegasos-io-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  fs::path path_;
-};
+using testutil::TempDir;
+using testutil::read_text;
+using testutil::write_text;
 
 // Matches a message containing every one of `parts` (owns its strings, so
 // unlike `Contains(a) && Contains(b)` it can be returned from a function).
@@ -82,19 +60,6 @@ class ContainsAll : public Catch::MatcherBase<std::string> {
  private:
   std::vector<std::string> parts_;
 };
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  REQUIRE(out.good());
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // gzip with zlib; `members` > 1 writes concatenated gzip members.
 void write_gzip(const std::string& path, const std::string& text, int members = 1) {

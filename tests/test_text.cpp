@@ -24,6 +24,7 @@
 #include "core/errors.hpp"
 #include "core/random.hpp"
 #include "core/text.hpp"
+#include "tests/test_util.hpp"
 
 namespace {
 
@@ -38,35 +39,10 @@ using pegasos::TextOptions;
 using pegasos::TermFrequency;
 using Strings = std::vector<std::string>;
 namespace fs = std::filesystem;
+using testutil::TempDir;
+using testutil::write_text;
 
 std::uint64_t case_seed(std::uint64_t stream) { return stream * 0x9e3779b97f4a7c15ULL + Catch::rngSeed(); }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pegasos-text-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
-void write_text(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  REQUIRE(out.good());
-}
 
 void write_gzip(const std::string& path, const std::string& text) {
   gzFile f = gzopen(path.c_str(), "wb1");

@@ -14,19 +14,14 @@
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
+#include "tests/test_util.hpp"
 
 using namespace pegasos;
 
 namespace {
 
-std::string temp_dir() {
-  char t[] = "/tmp/pegasos-textpipe-XXXXXX";
-  return mkdtemp(t);
-}
-
-void write(const std::string& path, const std::string& content) {
-  std::ofstream(path) << content;
-}
+using testutil::TempDir;
+using testutil::write_text;
 
 std::string corpus_jsonl(int n, unsigned seed) {
   // Two classes with different vocabularies plus shared noise words.
@@ -64,8 +59,9 @@ std::string last_stderr() {
 }  // namespace
 
 TEST_CASE("training on raw text equals training on its exported LIBSVM features", "[text]") {
-  const std::string dir = temp_dir();
-  write(dir + "/train.jsonl", corpus_jsonl(300, 7));
+  const TempDir tmp("textpipe");
+  const std::string dir = tmp.path();
+  write_text(dir + "/train.jsonl", corpus_jsonl(300, 7));
   const TrainConfig c = config_from_json({{"features", {{"mode", "vocabulary"}, {"word_ngrams", 2}}}, {"epochs", 5}},
                                          "test");
   TrainingData text = load_training_data(c, dir + "/train.jsonl");
@@ -94,16 +90,15 @@ TEST_CASE("training on raw text equals training on its exported LIBSVM features"
   const Model from_numeric = train_model(plain, numeric, {});
   CHECK(from_text.weights == from_numeric.weights);
   CHECK(from_text.bias == from_numeric.bias);
-  std::remove((dir + "/train.jsonl").c_str());
-  rmdir(dir.c_str());
 }
 
 TEST_CASE("the CLI trains and predicts on raw text and keeps text and numeric models apart", "[text][cli]") {
-  const std::string dir = temp_dir();
+  const TempDir tmp("textpipe");
+  const std::string dir = tmp.path();
   const std::string bin = PEGASOS_BINARY;
-  write(dir + "/train.jsonl", corpus_jsonl(400, 11));
-  write(dir + "/test.jsonl", corpus_jsonl(100, 12));
-  write(dir + "/numeric.svm", "1 1:0.5 2:1\n-1 1:-0.5 3:1\n");
+  write_text(dir + "/train.jsonl", corpus_jsonl(400, 11));
+  write_text(dir + "/test.jsonl", corpus_jsonl(100, 12));
+  write_text(dir + "/numeric.svm", "1 1:0.5 2:1\n-1 1:-0.5 3:1\n");
   REQUIRE(run(bin + " train -q --set positive_label=spam " + dir + "/train.jsonl " + dir + "/m.json") == 0);
   REQUIRE(run(bin + " eval " + dir + "/m.json " + dir + "/test.jsonl --json " + dir + "/e.json > /dev/null") == 0);
   std::ifstream e(dir + "/e.json");
@@ -127,8 +122,7 @@ TEST_CASE("the CLI trains and predicts on raw text and keeps text and numeric mo
   CHECK(run(bin + " train -q --set objective=kernel_hinge " + dir + "/train.jsonl " + dir + "/k.json") == 2);
   CHECK_THAT(last_stderr(), Catch::Contains("kernel_hinge") && Catch::Contains("raw text"));
   // A bad JSONL line is reported with its line number.
-  write(dir + "/bad.jsonl", "{\"label\": \"ham\", \"text\": \"hello\"}\n{\"label\": \"spam\", \"text\": 42}\n");
+  write_text(dir + "/bad.jsonl", "{\"label\": \"ham\", \"text\": \"hello\"}\n{\"label\": \"spam\", \"text\": 42}\n");
   CHECK(run(bin + " train -q " + dir + "/bad.jsonl " + dir + "/b.json") == 2);
   CHECK_THAT(last_stderr(), Catch::Contains("bad.jsonl:2"));
-  std::system(("rm -rf " + dir).c_str());
 }
