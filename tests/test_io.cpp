@@ -42,6 +42,8 @@ namespace fs = std::filesystem;
 using testutil::TempDir;
 using testutil::read_text;
 using testutil::write_text;
+using testutil::write_gzip;
+using testutil::bits;
 
 // Matches a message containing every one of `parts` (owns its strings, so
 // unlike `Contains(a) && Contains(b)` it can be returned from a function).
@@ -61,19 +63,6 @@ class ContainsAll : public Catch::MatcherBase<std::string> {
   std::vector<std::string> parts_;
 };
 
-// gzip with zlib; `members` > 1 writes concatenated gzip members.
-void write_gzip(const std::string& path, const std::string& text, int members = 1) {
-  const std::size_t step = (text.size() + static_cast<std::size_t>(members) - 1) / static_cast<std::size_t>(members);
-  for (int m = 0; m < members; ++m) {
-    gzFile f = gzopen(path.c_str(), m == 0 ? "wb1" : "ab1");
-    REQUIRE(f != nullptr);
-    const std::size_t begin = std::min(text.size(), step * static_cast<std::size_t>(m));
-    const std::size_t len = std::min(step, text.size() - begin);
-    if (len > 0) REQUIRE(gzwrite(f, text.data() + begin, static_cast<unsigned>(len)) == static_cast<int>(len));
-    REQUIRE(gzclose(f) == Z_OK);
-  }
-}
-
 Dataset libsvm(const std::string& text, const ReadOptions& options = {}) {
   return pegasos::parse_libsvm(text, "t.svm", options);
 }
@@ -86,18 +75,6 @@ Dataset csv(const std::string& text, const ReadOptions& options = {}) {
 std::vector<std::string> row_labels(const Dataset& ds) {
   std::vector<std::string> out;
   for (int y : ds.labels) out.push_back(y < 0 ? "" : ds.classes.at(static_cast<std::size_t>(y)));
-  return out;
-}
-
-std::vector<std::uint32_t> bits(const std::vector<float>& v) {
-  std::vector<std::uint32_t> out;
-  for (float x : v) out.push_back(std::bit_cast<std::uint32_t>(x));
-  return out;
-}
-
-std::vector<std::uint64_t> bits(const std::vector<double>& v) {
-  std::vector<std::uint64_t> out;
-  for (double x : v) out.push_back(std::bit_cast<std::uint64_t>(x));
   return out;
 }
 

@@ -41,15 +41,10 @@ using Strings = std::vector<std::string>;
 namespace fs = std::filesystem;
 using testutil::TempDir;
 using testutil::write_text;
+using testutil::write_gzip;
+using testutil::bits;
 
 std::uint64_t case_seed(std::uint64_t stream) { return stream * 0x9e3779b97f4a7c15ULL + Catch::rngSeed(); }
-
-void write_gzip(const std::string& path, const std::string& text) {
-  gzFile f = gzopen(path.c_str(), "wb1");
-  REQUIRE(f != nullptr);
-  REQUIRE(gzwrite(f, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size()));
-  REQUIRE(gzclose(f) == Z_OK);
-}
 
 Strings tokens(const std::string& doc, const TextOptions& options = {}) {
   std::string scratch;
@@ -69,12 +64,6 @@ TextOptions raw_counts(TextOptions o = {}) {
 std::vector<std::pair<std::uint32_t, float>> row(const SparseRows& rows, std::size_t i) {
   std::vector<std::pair<std::uint32_t, float>> out;
   for (std::uint64_t e = rows.row_ptr[i]; e < rows.row_ptr[i + 1]; ++e) out.emplace_back(rows.indices[e], rows.values[e]);
-  return out;
-}
-
-std::vector<std::uint32_t> bits(const std::vector<float>& v) {
-  std::vector<std::uint32_t> out;
-  for (float x : v) out.push_back(std::bit_cast<std::uint32_t>(x));
   return out;
 }
 

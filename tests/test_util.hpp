@@ -1,10 +1,12 @@
 // Helpers shared by the test files: a temporary directory that removes
-// itself, and whole-file text reads and writes.
+// itself, whole-file text reads and writes, gzip files, float bit patterns.
 #pragma once
 
 #include <stdlib.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <zlib.h>
 
 namespace testutil {
 
@@ -31,6 +34,31 @@ inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   REQUIRE(out.good());
+}
+
+// gzip with zlib; `members` > 1 writes concatenated gzip members.
+inline void write_gzip(const std::string& path, const std::string& text, int members = 1) {
+  const std::size_t step = (text.size() + static_cast<std::size_t>(members) - 1) / static_cast<std::size_t>(members);
+  for (int m = 0; m < members; ++m) {
+    gzFile f = gzopen(path.c_str(), m == 0 ? "wb1" : "ab1");
+    REQUIRE(f != nullptr);
+    const std::size_t begin = std::min(text.size(), step * static_cast<std::size_t>(m));
+    const std::size_t len = std::min(step, text.size() - begin);
+    if (len > 0) REQUIRE(gzwrite(f, text.data() + begin, static_cast<unsigned>(len)) == static_cast<int>(len));
+    REQUIRE(gzclose(f) == Z_OK);
+  }
+}
+
+// Bit patterns, for exact comparisons of floats.
+inline std::vector<std::uint32_t> bits(const std::vector<float>& v) {
+  std::vector<std::uint32_t> out;
+  for (float x : v) out.push_back(std::bit_cast<std::uint32_t>(x));
+  return out;
+}
+inline std::vector<std::uint64_t> bits(const std::vector<double>& v) {
+  std::vector<std::uint64_t> out;
+  for (double x : v) out.push_back(std::bit_cast<std::uint64_t>(x));
+  return out;
 }
 
 // A fresh directory $TMPDIR/pegasos-TAG-XXXXXX, removed with everything in it.
