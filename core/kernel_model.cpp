@@ -7,27 +7,18 @@
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "core/json_checks.hpp"
 
 namespace pegasos {
 namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void bad(const std::string& name, const std::string& field, const std::string& what) {
-  throw InputError(name + ": " + field + ": " + what);
-}
+using json_checks::bad;
+using json_checks::finite_number;
 
 const json& need(const json& j, const std::string& key, const std::string& name, const std::string& parent = "") {
-  auto it = j.find(key);
-  if (it == j.end()) bad(name, parent + "/" + key, "missing field (not a pegasos kernel model file, or a corrupt one)");
-  return *it;
-}
-
-double finite_number(const json& v, const std::string& name, const std::string& field) {
-  if (!v.is_number()) bad(name, field, "expected a number, found " + std::string(v.type_name()));
-  const double d = v.get<double>();
-  if (!std::isfinite(d)) bad(name, field, "not finite");
-  return d;
+  return json_checks::need(j, key, name, parent, "pegasos kernel model");
 }
 
 std::uint64_t positive_integer(const json& v, const std::string& name, const std::string& field, std::uint64_t max) {

@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "core/json_checks.hpp"
 
 namespace pegasos {
 namespace {
@@ -17,21 +18,11 @@ using nlohmann::json;
 // (text models: a few thousand of 2^20 buckets).
 constexpr double kSparseBelow = 0.5;
 
-[[noreturn]] void bad(const std::string& name, const std::string& field, const std::string& what) {
-  throw InputError(name + ": " + field + ": " + what);
-}
+using json_checks::bad;
+using json_checks::finite_number;
 
 const json& need(const json& j, const std::string& key, const std::string& name) {
-  auto it = j.find(key);
-  if (it == j.end()) bad(name, "/" + key, "missing field (not a pegasos model file, or a corrupt one)");
-  return *it;
-}
-
-double finite_number(const json& v, const std::string& name, const std::string& field) {
-  if (!v.is_number()) bad(name, field, "expected a number, found " + std::string(v.type_name()));
-  const double d = v.get<double>();
-  if (!std::isfinite(d)) bad(name, field, "not finite");
-  return d;
+  return json_checks::need(j, key, name, "", "pegasos model");
 }
 
 // The optional objects settings / data / training: absent, or an object whose
