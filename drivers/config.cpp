@@ -97,17 +97,23 @@ const std::vector<ConfigKey>& config_keys() {
   return keys;
 }
 
-std::string closest_key(const std::string& key) {
+std::string closest_name(const std::string& key, const std::vector<std::string>& names) {
   std::string best;
   std::size_t best_d = std::string::npos;
-  for (const auto& k : config_keys()) {
-    const std::size_t d = edit_distance(key, k.name);
+  for (const auto& n : names) {
+    const std::size_t d = edit_distance(key, n);
     if (d < best_d) {
       best_d = d;
-      best = k.name;
+      best = n;
     }
   }
   return best_d <= std::max<std::size_t>(2, key.size() / 3) ? best : "";
+}
+
+std::string closest_key(const std::string& key) {
+  std::vector<std::string> names;
+  for (const auto& k : config_keys()) names.push_back(k.name);
+  return closest_name(key, names);
 }
 
 std::string to_string(OutputIterate o) {

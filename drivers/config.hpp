@@ -45,7 +45,10 @@ TrainConfig config_from_json(const nlohmann::json& merged, const std::string& or
 // Parse "key=value": value is JSON when it parses as JSON, else a string.
 std::pair<std::string, nlohmann::json> parse_override(const std::string& text);
 
-// The closest valid key to a misspelt one ("" when nothing is close).
+// The closest of `names` to a misspelt `key` by edit distance (the first on
+// ties), or "" when none is within max(2, |key|/3) edits.
+std::string closest_name(const std::string& key, const std::vector<std::string>& names);
+// The closest valid config key to a misspelt one ("" when nothing is close).
 std::string closest_key(const std::string& key);
 
 std::string to_string(OutputIterate o);

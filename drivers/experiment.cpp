@@ -54,29 +54,10 @@ double thread_cpu_seconds() {
   throw ConfigError(origin + ": " + key + ": " + what);
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 // " (did you mean 'x'?)" for the closest of `names`, or "".
 std::string suggestion(const std::string& key, const std::vector<std::string>& names) {
-  std::string best;
-  std::size_t best_d = std::string::npos;
-  for (const auto& n : names) {
-    const std::size_t d = edit_distance(key, n);
-    if (d < best_d) best_d = d, best = n;
-  }
-  if (best_d > std::max<std::size_t>(2, key.size() / 3)) return "";
-  return " (did you mean '" + best + "'?)";
+  const std::string best = closest_name(key, names);
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }
 
 void reject_unknown(const json& object, const std::vector<std::string>& allowed, const std::string& origin,
