@@ -10,6 +10,7 @@
 // maintained lazily.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -78,13 +79,20 @@ struct EngineSettings {
   double trace_sample = 0.1;
 };
 
+// Rows in a trace sample of `fraction` of n rows: max(⌈fraction·n⌉, 200),
+// at most n (see EngineSettings::trace_sample).
+inline std::size_t trace_sample_size(double fraction, std::size_t n) {
+  if (fraction >= 1.0) return n;
+  const auto rows = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(n)));
+  return std::min(n, std::max(rows, std::size_t{200}));
+}
+
 struct EpochInfo {
   int epoch = 0;
   std::uint64_t iterations = 0;
   double sample_objective = 0.0;  // output iterate, on the stopping sample
   bool has_objective = false;     // sample_objective was computed this epoch
   bool traced = false;            // a trace point (trace_objective), not only a stopping check
-  bool epoch_end = true;          // false for trace points inside an epoch (trace_iterations)
   bool stop_check = false;        // evaluated for the automatic stopping rule
   // When has_objective: the output iterate (dense weights, dimension × K
   // feature-major, and K biases); valid only during the on_epoch call.
@@ -273,9 +281,8 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   std::size_t sample_size = n;
   if (automatic) {
     sample_size = std::min(n, s.stop_sample);
-  } else if (s.trace_objective && s.trace_sample < 1.0) {
-    const auto fraction = static_cast<std::size_t>(std::ceil(s.trace_sample * static_cast<double>(n)));
-    sample_size = std::min(n, std::max(fraction, std::size_t{200}));
+  } else if (s.trace_objective) {
+    sample_size = trace_sample_size(s.trace_sample, n);
   }
   if (sample_size < n) eval_rows = Rng(derive_seed(s.seed, 3)).sample_indices(n, sample_size);
 
@@ -402,7 +409,6 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       // Materialising the output iterate costs O(dimension); when an epoch
       // has far fewer non-zeros than that (text: 2^20 buckets, few
       // documents), evaluate only every `eval_every` epochs.
-      info.epoch_end = epoch_end || t == T;
       const bool traced =
           s.trace_objective && (t == T || (s.trace_iterations > 0 ? iteration_point
                                                                   : epoch_end && info.epoch % std::max(1, s.trace_every) == 0));

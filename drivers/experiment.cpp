@@ -743,10 +743,9 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   // Intermediate trace points measure the error on a fixed sample of the
   // evaluation set (the same fraction as the engine's objective sample).
   std::vector<std::size_t> trace_rows;
-  if (e.trace_every > 0 && e.trace_sample < 1.0) {
+  if (e.trace_every > 0) {
     const std::size_t m = eval.size();
-    const std::size_t size =
-        std::min(m, std::max<std::size_t>(static_cast<std::size_t>(std::ceil(e.trace_sample * static_cast<double>(m))), 200));
+    const std::size_t size = trace_sample_size(e.trace_sample, m);
     if (size < m) trace_rows = Rng(derive_seed(spec.seed, 7)).sample_indices(m, size);
   }
   std::vector<TracePoint> trace;
@@ -755,7 +754,7 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   // Transfer exposes only the correction u of w = w_R + u: no error trace.
   const bool error_trace = config.objective != "transfer";
   auto on_epoch = [&](const auto& info) -> bool {
-    if (e.trace_every <= 0 || !info.traced || !info.has_objective) return true;
+    if (!info.traced || !info.has_objective) return true;  // traced: only with e.trace_every > 0
     TracePoint p;
     p.epoch = info.epoch;
     p.iterations = info.iterations;
