@@ -60,16 +60,20 @@ void AnyModel::save(const std::string& path) const {
   }
 }
 
+void check_input_kind(const TrainConfig& config, bool raw_text) {
+  if (config.objective == "kernel_hinge" && raw_text) {
+    throw ConfigError("objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
+  }
+}
+
 AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const nlohmann::json& features,
                          const std::function<bool(const EpochInfo&)>& on_epoch) {
+  check_input_kind(config, !features.is_null());
   AnyModel out;
   if (config.objective != "kernel_hinge") {
     out.linear = train_model(config, train, on_epoch);
     out.linear->features = features;
     return out;
-  }
-  if (!features.is_null()) {
-    throw ConfigError("objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
   }
   KernelModel km = train_kernel(train, config.kernel, config.engine, on_epoch);
   km.settings = config.resolved;

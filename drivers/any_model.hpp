@@ -42,10 +42,14 @@ struct AnyModel {
   void save(const std::string& path) const;  // atomic
 };
 
+// Throws ConfigError when the configured objective cannot take the data:
+// kernel_hinge needs numeric features, not raw text.
+void check_input_kind(const TrainConfig& config, bool raw_text);
+
 // Train the configured objective (any, including kernel_hinge) on `train`,
 // whose labels prepare_labels() has put in order; `features` is the fitted
-// text featurizer (null for numeric data) stored in the model. Kernel models
-// on raw text are refused (ConfigError).
+// text featurizer (null for numeric data) stored in the model. Checks
+// check_input_kind first.
 AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const nlohmann::json& features,
                          const std::function<bool(const EpochInfo&)>& on_epoch);
 

@@ -530,16 +530,12 @@ LoadedData load_data(const Experiment& e) {
   // Raw text: the featurizer (vocabulary, idf) is fitted once on the whole
   // training file; with folds or a holdout that includes the held-out rows'
   // texts (never their labels).
+  const bool raw_text = is_text_input(source_path, base.resolved.value("format", "auto"));
+  for (const GridPoint& p : e.points) check_input_kind(p.config, raw_text);  // before reading the data
   TrainingData loaded = load_training_data(base, source_path, fixed_features);
   Dataset source = std::move(loaded.data);
   d.features = std::move(loaded.features);
-  for (const GridPoint& p : e.points) {
-    if (p.config.objective == "kernel_hinge" && !d.features.is_null()) {
-      throw ConfigError("grid point " + p.params.dump() +
-                        ": objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
-    }
-    prepare_labels(p.config, source);  // same label order for every point
-  }
+  for (const GridPoint& p : e.points) prepare_labels(p.config, source);  // same label order for every point
   for (const auto& [path, model] : sources) {
     if (model.classes != source.classes || !model.binary()) {
       throw InputError(path + ": the source model's labels (" + class_list(model.classes) +

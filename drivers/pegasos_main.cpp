@@ -101,9 +101,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     }
     source_features = source.features;
   }
-  if (config.objective == "kernel_hinge" && is_text_input(data_path, config.resolved.value("format", "auto"))) {
-    throw ConfigError("objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
-  }
+  check_input_kind(config, is_text_input(data_path, config.resolved.value("format", "auto")));  // before reading
   TrainingData loaded = load_training_data(config, data_path, source_features);
   Dataset& train = loaded.data;
   const double load_seconds = seconds_since(start);
