@@ -79,9 +79,9 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
   km.settings = config.resolved;
   km.settings.erase("threads");          // run settings: the model is the same for any value
   km.settings.erase("kernel_cache_mb");
-  km.data = {{"format", config.resolved["format"]},
-             {"label_column", config.resolved["label_column"]},
-             {"normalize", config.resolved["normalize"]}};
+  km.data = reader_settings(config);
+  km.data.erase("text_field");  // kernel models read numeric data only
+  km.data.erase("label_field");
   out.kernel = std::move(km);
   return out;
 }

@@ -97,6 +97,14 @@ const std::vector<ConfigKey>& config_keys() {
   return keys;
 }
 
+nlohmann::json reader_settings(const TrainConfig& config) {
+  json out = json::object();
+  for (const char* key : {"format", "label_column", "normalize", "text_field", "label_field"}) {
+    out[key] = config.resolved.at(key);
+  }
+  return out;
+}
+
 std::string closest_name(const std::string& key, const std::vector<std::string>& names) {
   std::string best;
   std::size_t best_d = std::string::npos;

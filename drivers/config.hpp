@@ -45,6 +45,10 @@ TrainConfig config_from_json(const nlohmann::json& merged, const std::string& or
 // Parse "key=value": value is JSON when it parses as JSON, else a string.
 std::pair<std::string, nlohmann::json> parse_override(const std::string& text);
 
+// The reader settings a model stores to read data later ("data" in model
+// files): format, label_column, normalize, text_field, label_field.
+nlohmann::json reader_settings(const TrainConfig& config);
+
 // The closest of `names` to a misspelt `key` by edit distance (the first on
 // ties), or "" when none is within max(2, |key|/3) edits.
 std::string closest_name(const std::string& key, const std::vector<std::string>& names);

@@ -553,11 +553,7 @@ LoadedData load_data(const Experiment& e) {
   }
   if (!e.data.test.empty()) {
     Model reader;  // applies the training data's reader settings and featurizer
-    reader.data = {{"format", base.resolved["format"]},
-                   {"label_column", base.resolved["label_column"]},
-                   {"normalize", base.resolved["normalize"]},
-                   {"text_field", base.resolved["text_field"]},
-                   {"label_field", base.resolved["label_field"]}};
+    reader.data = reader_settings(base);
     reader.features = d.features;
     Dataset test = load_data_for_model(reader, e.data.test, true);
     const auto unknown = test.remap_classes(source.classes);

@@ -66,11 +66,7 @@ Model package(const TrainConfig& config, const Dataset& train, const TrainResult
   m.bias = r.bias;
   m.settings = config.resolved;
   m.settings.erase("threads");  // a run setting: the model is the same for any value
-  m.data = {{"format", config.resolved["format"]},
-            {"label_column", config.resolved["label_column"]},
-            {"normalize", config.resolved["normalize"]},
-            {"text_field", config.resolved["text_field"]},
-            {"label_field", config.resolved["label_field"]}};
+  m.data = reader_settings(config);
   m.training = {{"examples", train.size()},
                 {"nnz", train.nnz()},
                 {"iterations", r.iterations},
