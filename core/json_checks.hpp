@@ -31,4 +31,29 @@ inline double finite_number(const nlohmann::json& v, const std::string& name, co
   return d;
 }
 
+// The JSON of a model file; a parse failure is an InputError naming the file.
+inline nlohmann::json parse_model_file(const std::string& text, const std::string& name) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(name + ": not a valid model file (JSON parse error at byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number that overflows a double (1e999)
+    throw InputError(name + ": not a valid model file (" + e.what() + ")");
+  }
+}
+
+// A model file is a JSON object with an integer format_version in 1..supported.
+inline void check_model_header(const nlohmann::json& j, const std::string& name, long supported,
+                               const std::string& file_kind) {
+  if (!j.is_object()) bad(name, "/", "a model file is a JSON object");
+  const nlohmann::json& version = need(j, "format_version", name, "", file_kind);
+  if (!version.is_number_integer()) bad(name, "/format_version", "expected an integer");
+  if (version.get<long>() > supported) {
+    bad(name, "/format_version", "version " + std::to_string(version.get<long>()) +
+                                     " is newer than this pegasos supports (" + std::to_string(supported) +
+                                     "); upgrade pegasos");
+  }
+  if (version.get<long>() < 1) bad(name, "/format_version", "invalid version");
+}
+
 }  // namespace pegasos::json_checks

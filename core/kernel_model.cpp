@@ -263,26 +263,11 @@ std::string model_kind(const json& j, const std::string& name) {
 }
 
 KernelModel kernel_model_from_json(const std::string& text, const std::string& name) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(name + ": not a valid model file (JSON parse error at byte " + std::to_string(e.byte) + ")");
-  } catch (const json::exception& e) {  // e.g. a number that overflows a double (1e999)
-    throw InputError(name + ": not a valid model file (" + e.what() + ")");
-  }
-  return kernel_model_from_json(j, name);
+  return kernel_model_from_json(json_checks::parse_model_file(text, name), name);
 }
 
 KernelModel kernel_model_from_json(const json& j, const std::string& name) {
-  if (!j.is_object()) bad(name, "/", "a model file is a JSON object");
-  const json& version = need(j, "format_version", name);
-  if (!version.is_number_integer()) bad(name, "/format_version", "expected an integer");
-  if (version.get<long>() > 1) {
-    bad(name, "/format_version",
-        "version " + std::to_string(version.get<long>()) + " is newer than this pegasos supports (1); upgrade pegasos");
-  }
-  if (version.get<long>() < 1) bad(name, "/format_version", "invalid version");
+  json_checks::check_model_header(j, name, 1, "pegasos kernel model");
   const std::string kind = model_kind(j, name);
   if (kind != "kernel") bad(name, "/kind", "expected a kernel model, found kind \"" + kind + "\"");
 

@@ -124,23 +124,11 @@ std::string model_to_json(const Model& m) {
 }
 
 Model model_from_json(const std::string& text, const std::string& name) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(name + ": not a valid model file (JSON parse error at byte " + std::to_string(e.byte) + ")");
-  } catch (const json::exception& e) {  // e.g. a number that overflows a double (1e999)
-    throw InputError(name + ": not a valid model file (" + e.what() + ")");
-  }
-  if (!j.is_object()) bad(name, "/", "a model file is a JSON object");
-  const json& version = need(j, "format_version", name);
-  if (!version.is_number_integer()) bad(name, "/format_version", "expected an integer");
-  if (version.get<long>() > kModelFormatVersion) {
-    bad(name, "/format_version", "version " + std::to_string(version.get<long>()) +
-                                     " is newer than this pegasos supports (" + std::to_string(kModelFormatVersion) +
-                                     "); upgrade pegasos");
-  }
-  if (version.get<long>() < 1) bad(name, "/format_version", "invalid version");
+  return model_from_json_value(json_checks::parse_model_file(text, name), name);
+}
+
+Model model_from_json_value(const json& j, const std::string& name) {
+  json_checks::check_model_header(j, name, kModelFormatVersion, "pegasos model");
   const json& kind = need(j, "kind", name);
   if (kind != "linear") bad(name, "/kind", "unsupported model kind " + kind.dump());
 

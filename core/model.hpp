@@ -59,6 +59,7 @@ struct Model {
 // contains NaN) and parse (throws InputError naming the file and JSON field).
 std::string model_to_json(const Model& model);
 Model model_from_json(const std::string& text, const std::string& name);
+Model model_from_json_value(const nlohmann::json& j, const std::string& name);  // already parsed
 
 void save_model(const Model& model, const std::string& path);  // atomic
 Model load_model(const std::string& path);

@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "core/json_checks.hpp"
 #include "core/kernel_trainer.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
@@ -12,13 +13,13 @@
 namespace pegasos {
 
 AnyModel AnyModel::load(const std::string& path) {
-  const std::string text = read_file_bytes(path);
+  // Parsed once; a file of either kind is then read from the same JSON.
+  const nlohmann::json j = json_checks::parse_model_file(read_file_bytes(path), path);
   AnyModel m;
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_discarded() && j.is_object() && j.value("kind", "") == "kernel") {
+  if (j.is_object() && j.value("kind", "") == "kernel") {
     m.kernel = kernel_model_from_json(j, path);
   } else {
-    m.linear = model_from_json(text, path);
+    m.linear = model_from_json_value(j, path);
   }
   return m;
 }
