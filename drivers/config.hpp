@@ -2,6 +2,7 @@
 // structs. This is the only place that knows key names and their rules.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
+#include "core/model.hpp"
 #include "core/kernel_trainer.hpp"
 
 namespace pegasos {
@@ -21,6 +23,9 @@ struct TrainConfig {
   // Per-class costs: null (all 1), "balanced", or {label: cost}.
   nlohmann::json class_weight;
   std::string source_model;    // transfer: path of the source model
+  // transfer: the source model when the caller has already read it (it is
+  // read from source_model otherwise); not a setting.
+  std::shared_ptr<const Model> source;
   nlohmann::json features;     // raw text: featurisation settings (null = defaults)
   KernelSettings kernel;       // objective kernel_hinge
   int threads = 0;             // 0 = all cores

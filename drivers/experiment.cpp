@@ -488,6 +488,7 @@ namespace {
 // The data of an experiment, loaded once and shared (read-only) by all runs.
 struct LoadedData {
   nlohmann::json features;                      // raw text: the fitted featurizer (null for numeric data)
+  std::map<std::string, std::shared_ptr<const Model>> sources;  // transfer source models, read once
   Dataset pool;                                 // the training part
   std::optional<Dataset> test;                  // the test set (test / final runs)
   std::vector<std::vector<std::size_t>> folds;  // rows of pool
@@ -509,14 +510,15 @@ LoadedData load_data(const Experiment& e) {
   LoadedData d;
   // Transfer points: the source models must fit the data; with raw text they
   // also fix the featurizer (the same for every point, so runs compare).
-  std::map<std::string, Model> sources;
+  auto& sources = d.sources;
   for (const GridPoint& p : e.points) {
     if (p.config.objective == "transfer" && !sources.count(p.config.source_model)) {
-      sources.emplace(p.config.source_model, load_model(p.config.source_model));
+      sources.emplace(p.config.source_model, std::make_shared<const Model>(load_model(p.config.source_model)));
     }
   }
   json fixed_features = nullptr;
-  for (const auto& [path, model] : sources) {
+  for (const auto& [path, source] : sources) {
+    const Model& model = *source;
     if (model.features.is_null()) continue;
     if (!fixed_features.is_null() && fixed_features != model.features) {
       throw ConfigError("source_model: " + path + " and another source model featurise text differently");
@@ -537,8 +539,8 @@ LoadedData load_data(const Experiment& e) {
   d.features = std::move(loaded.features);
   for (const GridPoint& p : e.points) prepare_labels(p.config, source);  // same label order for every point
   for (const auto& [path, model] : sources) {
-    if (model.classes != source.classes || !model.binary()) {
-      throw InputError(path + ": the source model's labels (" + class_list(model.classes) +
+    if (model->classes != source.classes || !model->binary()) {
+      throw InputError(path + ": the source model's labels (" + class_list(model->classes) +
                        ") differ from the training data's (" + class_list(source.classes) + ")");
     }
   }
@@ -711,6 +713,7 @@ struct RunOutcome {
 RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, const RunSpec& spec, bool keep) {
   const GridPoint& point = e.points[spec.point];
   TrainConfig config = point.config;
+  if (config.objective == "transfer") config.source = d.sources.at(config.source_model);
   config.engine.seed = spec.seed;
   config.resolved["seed"] = spec.seed;
   if (e.trace_every > 0) {

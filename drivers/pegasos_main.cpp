@@ -86,7 +86,8 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
 
   nlohmann::json source_features;
   if (config.objective == "transfer") {  // check the source model before reading any data
-    const Model source = load_model(config.source_model);
+    config.source = std::make_shared<const Model>(load_model(config.source_model));  // read once
+    const Model& source = *config.source;
     const bool text_target = is_text_input(data_path, config.resolved.value("format", "auto"));
     if (source.features.is_null() == text_target) {
       throw InputError(config.source_model + ": the source model was trained on " +

@@ -87,7 +87,9 @@ double plain_regulariser(double lambda, const TrainResult& r, BiasMode bias) {
 
 Model train_transfer(const TrainConfig& config, const Dataset& train,
                      const std::function<bool(const EpochInfo&)>& on_epoch) {
-  const Model source = load_model(config.source_model);
+  const std::shared_ptr<const Model> loaded =
+      config.source ? config.source : std::make_shared<const Model>(load_model(config.source_model));
+  const Model& source = *loaded;
   if (source.classes != train.classes) {
     throw InputError(config.source_model + ": the source model's labels (" + class_list(source.classes) +
                      ") differ from the training data's (" + class_list(train.classes) + ")");
