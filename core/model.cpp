@@ -1,6 +1,8 @@
 #include "core/model.hpp"
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <initializer_list>
 #include <new>
 #include <stdexcept>
@@ -74,34 +76,33 @@ double Model::weight_squared_norm() const {
   return sq;
 }
 
+namespace {
+
+// Appends a number as JSON: the shortest text that reads back to the same
+// double (std::to_chars), so a model file round-trips bit for bit.
+template <class T>
+void append_number(std::string& out, T v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// A JSON array of numbers, kPerLine to a line.
+template <class Get>
+void append_array(std::string& out, std::size_t count, Get&& get) {
+  constexpr std::size_t kPerLine = 10;
+  out += '[';
+  for (std::size_t e = 0; e < count; ++e) {
+    if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
+    append_number(out, get(e));
+  }
+  out += ']';
+}
+
+}  // namespace
+
 std::string model_to_json(const Model& m) {
   const std::size_t K = static_cast<std::size_t>(m.outputs);
-  json weights = json::array();
-  for (std::size_t k = 0; k < K; ++k) {
-    std::size_t nonzero = 0;
-    for (std::size_t j = 0; j < m.dimension; ++j) {
-      const double w = m.weights[j * K + k];
-      if (!std::isfinite(w)) {
-        throw std::logic_error("refusing to save a model with a non-finite weight (feature " + std::to_string(j + 1) + ")");
-      }
-      nonzero += w != 0.0;
-    }
-    if (static_cast<double>(nonzero) < kSparseBelow * static_cast<double>(m.dimension)) {
-      json idx = json::array(), val = json::array();
-      for (std::size_t j = 0; j < m.dimension; ++j) {
-        const double w = m.weights[j * K + k];
-        if (w != 0.0) {
-          idx.push_back(j + 1);
-          val.push_back(w);
-        }
-      }
-      weights.push_back({{"indices", std::move(idx)}, {"values", std::move(val)}});
-    } else {
-      json dense = json::array();
-      for (std::size_t j = 0; j < m.dimension; ++j) dense.push_back(m.weights[j * K + k]);
-      weights.push_back(std::move(dense));
-    }
-  }
   for (double b : m.bias) {
     if (!std::isfinite(b)) throw std::logic_error("refusing to save a model with a non-finite bias");
   }
@@ -116,11 +117,47 @@ std::string model_to_json(const Model& m) {
             {"settings", m.settings},
             {"data", m.data},
             {"training", m.training},
-            {"features", m.features},
-            {"weights", std::move(weights)}};
+            {"features", m.features}};
   // Invalid UTF-8 can only come from a --set string (labels are checked when
   // read); replace it rather than fail after training.
-  return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::string out = j.dump(1, ' ', false, json::error_handler_t::replace);
+  // The weights (millions of numbers for hashed or huge feature spaces) are
+  // written directly rather than through a JSON tree: an object per number
+  // made saving a 10^7-feature model take seconds. They go last, which is
+  // also where the sorted keys would put them.
+  if (out.size() < 2 || out.compare(out.size() - 2, 2, "\n}") != 0) {
+    throw std::logic_error("model_to_json: unexpected JSON layout");
+  }
+  out.resize(out.size() - 2);
+  out += ",\n \"weights\": [";
+  for (std::size_t k = 0; k < K; ++k) {
+    std::size_t nonzero = 0;
+    for (std::size_t j = 0; j < m.dimension; ++j) {
+      const double w = m.weights[j * K + k];
+      if (!std::isfinite(w)) {
+        throw std::logic_error("refusing to save a model with a non-finite weight (feature " + std::to_string(j + 1) + ")");
+      }
+      nonzero += w != 0.0;
+    }
+    out += k == 0 ? "\n  " : ",\n  ";
+    // Sparse when at most kSparseBelow of the weights are non-zero.
+    if (static_cast<double>(nonzero) < kSparseBelow * static_cast<double>(m.dimension)) {
+      std::vector<std::uint32_t> idx;
+      idx.reserve(nonzero);
+      for (std::size_t j = 0; j < m.dimension; ++j) {
+        if (m.weights[j * K + k] != 0.0) idx.push_back(static_cast<std::uint32_t>(j));
+      }
+      out += "{\"indices\": ";
+      append_array(out, idx.size(), [&](std::size_t e) { return std::uint64_t{idx[e]} + 1; });
+      out += ",\n   \"values\": ";
+      append_array(out, idx.size(), [&](std::size_t e) { return m.weights[idx[e] * K + k]; });
+      out += '}';
+    } else {
+      append_array(out, m.dimension, [&](std::size_t e) { return m.weights[e * K + k]; });
+    }
+  }
+  out += K > 0 ? "\n ]\n}\n" : "]\n}\n";
+  return out;
 }
 
 Model model_from_json(const std::string& text, const std::string& name) {

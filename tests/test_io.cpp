@@ -789,6 +789,33 @@ TEST_CASE("model: save -> load is exact", "[io]") {
   CHECK(pegasos::model_to_json(back) == text);
 }
 
+TEST_CASE("model: weights are written as the shortest text that reads back to the same double", "[io]") {
+  // Extremes of the double range, values with no short decimal form, and
+  // both storage forms (dense: all non-zero; sparse: mostly zero).
+  const std::vector<double> odd{4.9406564584124654e-324, 1.7976931348623157e308, -1e-300, 0.1,
+                                1.0 / 3.0, -2.5e-8, 123456789.0, -7.0};
+  for (const bool sparse : {false, true}) {
+    CAPTURE(sparse);
+    Model m;
+    m.classes = {"-1", "1"};
+    m.outputs = 1;
+    m.bias = {-1.0 / 7.0};
+    for (double w : odd) {
+      m.weights.push_back(w);
+      if (sparse) m.weights.insert(m.weights.end(), 3, 0.0);
+    }
+    m.dimension = static_cast<std::uint32_t>(m.weights.size());
+    const std::string text = pegasos::model_to_json(m);
+    const json j = json::parse(text);  // valid JSON
+    CHECK(j["weights"][0].is_object() == sparse);
+    const Model back = pegasos::model_from_json(text, "m.json");
+    REQUIRE(back.weights.size() == m.weights.size());
+    CHECK(bits(back.weights) == bits(m.weights));
+    CHECK(bits(back.bias) == bits(m.bias));
+    CHECK(pegasos::model_to_json(back) == text);
+  }
+}
+
 TEST_CASE("model: scores and predictions", "[io]") {
   Model m = make_model(3, 4, {1.0, 1.0, 1.0}, 5);
   m.weights = {1, 0, 0,  //
