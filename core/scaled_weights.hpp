@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/dataset.hpp"
-#include "core/huge_page_allocator.hpp"
+#include "core/zeroed_table.hpp"
 
 namespace pegasos {
 
@@ -49,7 +49,7 @@ class ScaledWeights {
       : rows_(rows),
         k_(outputs),
         stride_(static_cast<std::size_t>(outputs) * (averaging ? 2 : 1)),
-        t_(rows * stride_, 0.0) {}
+        t_(rows * stride_) {}
 
   std::size_t rows() const { return rows_; }
   int outputs() const { return k_; }
@@ -94,6 +94,7 @@ class ScaledWeights {
     double sq = 0.0;
     if (k_ == 1) {  // the binary hot path: no inner loop over outputs
       if (coeff[0] == 0.0) return;
+      v_zero_ = false;
       const double c = coeff[0] * inv_a;
       double sq1 = 0.0;  // two chains for the ‖V‖² bookkeeping
       std::uint32_t j = 0;
@@ -120,6 +121,7 @@ class ScaledWeights {
     for (std::size_t k = 0; k < k_count; ++k) {
       if (coeff[k] != 0.0) active_.push_back(k);
     }
+    if (!active_.empty()) v_zero_ = false;
     for (std::uint32_t j = 0; j < x.nnz; ++j) {
       const std::size_t row = x.indices[j];
       if (row >= rows_) continue;
@@ -140,8 +142,13 @@ class ScaledWeights {
   void scale_by(double c) {
     assert(c >= 0.0 && std::isfinite(c));
     if (c == 0.0) {
-      if (averaging_) fold_average();
-      for_each_v([](double& v) { v = 0.0; });
+      // W ← 0. Pegasos' first step does this (η₁λ = 1), when V is still zero:
+      // then there is nothing to clear (and Ā = αU + βV does not depend on β).
+      if (!v_zero_) {
+        if (averaging_) fold_average();
+        for_each_v([](double& v) { v = 0.0; });
+        v_zero_ = true;
+      }
       a_ = 1.0;
       sq_norm_v_ = 0.0;
       return;
@@ -158,7 +165,7 @@ class ScaledWeights {
   void start_averaging() {
     const std::size_t K = static_cast<std::size_t>(k_);
     if (stride_ == K) {  // lay the table out with room for U
-      Table wide(rows_ * 2 * K, 0.0);
+      Table wide(rows_ * 2 * K);
       for (std::size_t r = 0; r < rows_; ++r) {
         for (std::size_t k = 0; k < K; ++k) wide[r * 2 * K + k] = t_[r * K + k];
       }
@@ -207,7 +214,7 @@ class ScaledWeights {
   }
 
  private:
-  using Table = std::vector<double, HugePageAllocator<double>>;
+  using Table = ZeroedTable;
   // scores[k] += factor · Σ_j x_j · T[row_j, offset + k]: offset 0 reads V, K reads U.
   void add_scores_of(std::size_t offset, double factor, const RowView& x, double* scores) const {
     if (factor == 0.0) return;
@@ -282,6 +289,7 @@ class ScaledWeights {
   double a_ = 1.0;
   double sq_norm_v_ = 0.0;
   bool averaging_ = false;
+  bool v_zero_ = true;  // V is known to be all zero (no add() since the last clear)
   double alpha_ = 1.0, beta_ = 0.0;
   std::vector<std::size_t> active_;  // scratch for add()
 };
