@@ -161,6 +161,13 @@ inline double squared_norm(const std::vector<double>& w) {
 }
 
 // Ask the cache for a row's indices and values (non-blocking).
+// Hint the cache to fetch where row i starts (its offsets and label), so
+// that data.row(i) a step later does not stall on them.
+inline void prefetch_row_start(const Dataset& data, std::size_t i) {
+  __builtin_prefetch(data.row_ptr.data() + i);
+  __builtin_prefetch(data.labels.data() + i);
+}
+
 inline void prefetch_row(const RowView& x) {
   constexpr std::size_t kLine = 64;
   const char* idx = reinterpret_cast<const char*>(x.indices);
@@ -289,8 +296,8 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   const float one = bias_value;
   const RowView bias_row{&one, &bias_index, 1, -1, 0};
   std::vector<double> scores(k * K), coeff(k * K);
-  // Batches of steps t, t+1, t+2 and t+3 (drawn ahead for prefetching).
-  std::vector<std::size_t> batch(k), batch1(k), batch2(k), batch3(k);
+  // Batches of steps t, t+1, ..., t+4 (drawn ahead for prefetching).
+  std::vector<std::size_t> batch(k), batch1(k), batch2(k), batch3(k), batch4(k);
   std::vector<char> active(k);
 
   // The current output iterate as dense weights (with the bias split off).
@@ -334,6 +341,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       for (std::size_t a = 0; a < k; ++a) batch[a] = sampler.next();
       for (std::size_t a = 0; a < k; ++a) batch1[a] = sampler.next();
       for (std::size_t a = 0; a < k; ++a) batch2[a] = sampler.next();
+      for (std::size_t a = 0; a < k; ++a) batch3[a] = sampler.next();
     }
     for (std::size_t a = 0; a < k; ++a) {
       const RowView x = data.row(batch[a]);
@@ -372,17 +380,21 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       W.average_step(t == 1 ? 1.0 : mu);
       for (std::size_t j = 0; j < K; ++j) b_avg[j] = t == 1 ? b[j] : (1.0 - mu) * b_avg[j] + mu * b[j];
     }
-    // Two-stage prefetch: the rows of the batch three steps ahead come into
-    // cache now, and the weights of the batch two steps ahead (whose rows
-    // were requested a step ago) are requested, so that neither stalls:
-    // with a table far larger than the cache every weight is a memory
-    // access, and one step of work is too short to hide its latency.
-    // Batches are drawn in step order, exactly T of them.
-    if (t + 3 <= T) {
+    // Three-stage prefetch: where the rows of the batch four steps ahead
+    // start, the rows of the batch three steps ahead, and the weights of the
+    // batch two steps ahead come into cache now, each stage reading only
+    // what the previous one fetched, so that nothing stalls: with a table
+    // far larger than the cache every weight is a memory access (and the
+    // row offsets are evicted by them), and one step of work is too short to
+    // hide that latency. Batches are drawn in step order.
+    if (t + 4 <= T) {
       for (std::size_t a = 0; a < k; ++a) {
-        batch3[a] = sampler.next();
-        prefetch_row(data.row(batch3[a]));
+        batch4[a] = sampler.next();
+        prefetch_row_start(data, batch4[a]);
       }
+    }
+    if (t + 3 <= T) {
+      for (std::size_t a = 0; a < k; ++a) prefetch_row(data.row(batch3[a]));
     }
     if (t + 2 <= T) {
       for (std::size_t a = 0; a < k; ++a) W.prefetch(data.row(batch2[a]));
@@ -395,6 +407,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
     batch.swap(batch1);
     batch1.swap(batch2);
     batch2.swap(batch3);
+    batch3.swap(batch4);
 
     const bool epoch_end = t % steps_per_epoch == 0;
     const bool iteration_point = s.trace_objective && s.trace_iterations > 0 && t % s.trace_iterations == 0;
