@@ -33,9 +33,13 @@ namespace pegasos {
 enum class OutputIterate { kLast, kAverage, kRandom };
 enum class Sampling { kUniform, kPermutation, kSequential, kBalanced };
 enum class BiasMode { kNone, kFeature, kUnregularized };
+// Pegasos (this file), SDCA (core/sdca.hpp, binary hinge objectives), or auto:
+// SDCA where λn is small (see core/solver.hpp).
+enum class Solver { kPegasos, kSdca, kAuto };
 
 struct EngineSettings {
   double lambda = 1e-4;
+  Solver solver = Solver::kPegasos;
   std::uint64_t iterations = 0;  // > 0: exactly this many steps
   double epochs = 0.0;           // > 0: ceil(epochs · n / k) steps
   int batch_size = 1;
@@ -109,6 +113,7 @@ struct TrainResult {
   double epochs = 0.0;
   bool converged = false;       // automatic stopping met its tolerance
   double objective = 0.0;       // P on the whole training set, output iterate
+  const char* solver = "pegasos";  // which solver produced it (core/solver.hpp)
   std::vector<EpochInfo> trace;
 };
 

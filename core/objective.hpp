@@ -35,4 +35,12 @@ concept HasScoreOffset = requires(const O& o, const RowView& x, double* scores) 
   o.add_offset(x, scores);
 };
 
+// Optional: binary objectives whose loss is c·max(0, 1 − y·s) (plain, class-
+// weighted and transfer hinge) give `double signed_cost(const RowView&) const`
+// = y·c, which is all the dual solver (core/sdca.hpp) needs: α ∈ [0, c].
+template <class O>
+concept HingeDual = Objective<O> && requires(const O& o, const RowView& x) {
+  { o.signed_cost(x) } -> std::convertible_to<double>;
+};
+
 }  // namespace pegasos

@@ -13,7 +13,7 @@
 
 #include <tbb/parallel_for.h>
 
-#include "core/engine.hpp"
+#include "core/solver.hpp"
 #include "core/random.hpp"
 
 namespace pegasos {
@@ -30,7 +30,7 @@ TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSetti
   for (std::size_t k = 0; k < K; ++k) per_settings[k].seed = derive_seed(settings.seed, k);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, K, 1), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t k = r.begin(); k != r.end(); ++k) {
-      per_class[k] = train(data, make_objective(static_cast<int>(k)), per_settings[k]);
+      per_class[k] = train_with_solver(data, make_objective(static_cast<int>(k)), per_settings[k]);
       if (on_class_done) on_class_done(static_cast<int>(k), per_class[k]);
     }
   });
@@ -41,6 +41,7 @@ TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSetti
   out.weights.assign(static_cast<std::size_t>(data.dimension) * K, 0.0);
   out.bias.assign(K, 0.0);
   out.converged = true;
+  out.solver = per_class.empty() ? "pegasos" : per_class[0].solver;  // the same choice for every class
   for (std::size_t k = 0; k < K; ++k) {
     const TrainResult& r = per_class[k];
     for (std::size_t j = 0; j < data.dimension; ++j) out.weights[j * K + k] = r.weights[j];

@@ -73,6 +73,10 @@ const std::vector<ConfigKey>& config_keys() {
       {"kernel_cache_mb", 1024, "kernel_hinge: kernel-row cache size (a run setting)"},
       {"source_model", "", "transfer: model file of the source domain (w_R)"},
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
+      {"solver", "auto",
+       "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; hinge, weighted_hinge, transfer, ova) | "
+       "auto: sdca where λn < 5, else pegasos; pegasos whenever iterations, batch_size, projection, output, "
+       "average_gamma or sampling is set"},
       {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
       {"iterations", 0, "number of Pegasos steps T; 0 = use epochs"},
       {"batch_size", 1, "examples per step k (1 = the classic algorithm)"},
@@ -245,6 +249,27 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
                                            : Sampling::kBalanced;
   const std::string bias = choice(all["bias"], origin, "bias", {"none", "feature", "unregularized"});
   e.bias = bias == "none" ? BiasMode::kNone : bias == "feature" ? BiasMode::kFeature : BiasMode::kUnregularized;
+  const std::string solver = choice(all["solver"], origin, "solver", {"pegasos", "sdca", "auto"});
+  e.solver = solver == "pegasos" ? Solver::kPegasos : solver == "sdca" ? Solver::kSdca : Solver::kAuto;
+  // A setting only Pegasos has asks for Pegasos (the paper's variant is then
+  // one setting away: output=last, sampling=uniform, ...).
+  for (const char* key : {"iterations", "batch_size", "projection", "output", "average_gamma", "sampling"}) {
+    if (e.solver == Solver::kAuto && merged.contains(key)) e.solver = Solver::kPegasos;
+  }
+  if (e.solver == Solver::kSdca) {
+    for (const char* key : {"iterations", "batch_size", "projection", "output", "average_gamma", "sampling"}) {
+      if (merged.contains(key)) fail(origin, key, "a Pegasos setting; solver is sdca");
+    }
+  }
+  if (e.solver == Solver::kSdca) {
+    if (c.objective == "multiclass_hinge" || c.objective == "kernel_hinge") {
+      fail(origin, "solver", "sdca trains hinge, weighted_hinge, transfer and ova; objective '" + c.objective +
+                                 "' needs solver pegasos");
+    }
+    if (e.bias == BiasMode::kUnregularized) {
+      fail(origin, "solver", "sdca needs bias none or feature (the unregularized bias is Pegasos-only)");
+    }
+  }
   const std::int64_t seed = integer(all["seed"], origin, "seed");
   if (seed < 0) fail(origin, "seed", "must be >= 0");
   e.seed = static_cast<std::uint64_t>(seed);

@@ -122,9 +122,9 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   }
   const Model& model = *trained.linear;
   std::fprintf(stderr,
-               "trained %s on %zu examples, %u features, %zu nnz: %llu iterations (%.3g epochs%s), objective %.6g\n"
+               "trained %s (%s) on %zu examples, %u features, %zu nnz: %llu iterations (%.3g epochs%s), objective %.6g\n"
                "load %.2fs, train %.2fs; model written to %s\n",
-               model.objective.c_str(), train.size(), train.dimension, static_cast<std::size_t>(train.nnz()),
+               model.objective.c_str(), model.training.value("solver", "pegasos").c_str(), train.size(), train.dimension, static_cast<std::size_t>(train.nnz()),
                static_cast<unsigned long long>(model.training["iterations"].get<std::uint64_t>()),
                model.training["epochs"].get<double>(), model.training["converged"].get<bool>() ? ", converged" : "",
                model.training["objective"].get<double>(), load_seconds, seconds_since(train_start),

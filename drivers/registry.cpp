@@ -75,6 +75,7 @@ Model package(const TrainConfig& config, const Dataset& train, TrainResult r, do
                 {"iterations", r.iterations},
                 {"epochs", r.epochs},
                 {"converged", r.converged},
+                {"solver", r.solver},
                 {"objective", r.objective},
                 {"regularizer", regulariser},
                 {"class_cost", class_costs(config.class_weight, train)}};
@@ -119,7 +120,7 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
     source_loss += std::max(0.0, 1.0 - y * offset[i]);
   }
   source_loss /= static_cast<double>(train.size());
-  TrainResult r = pegasos::train(train, TransferHinge(1, std::move(offset), source_loss), config.engine, on_epoch);
+  TrainResult r = train_with_solver(train, TransferHinge(1, std::move(offset), source_loss), config.engine, on_epoch);
   const double regulariser = plain_regulariser(config.engine.lambda, r, config.engine.bias);  // λ/2‖w − w_R‖²
   // w = w_R + u, over the union of both feature spaces.
   const std::uint32_t dim = std::max(r.dimension, source.dimension);
@@ -165,15 +166,15 @@ Model train_model(const TrainConfig& config, const Dataset& train,
     return package(config, train, std::move(r), regulariser);
   };
 
-  if (config.objective == "hinge") return binary_result(pegasos::train(train, Hinge(1), s, on_epoch));
-  if (config.objective == "weighted_hinge") return binary_result(pegasos::train(train, WeightedHinge(1, cost, cbar), s, on_epoch));
+  if (config.objective == "hinge") return binary_result(train_with_solver(train, Hinge(1), s, on_epoch));
+  if (config.objective == "weighted_hinge") return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
   if (config.objective == "transfer") return train_transfer(config, train, on_epoch);
   if (config.objective == "multiclass_hinge") {
-    return binary_result(pegasos::train(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch));
+    return binary_result(train_with_solver(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch));
   }
   if (config.objective == "ova") {
     // Two classes: one-vs-all is the binary problem itself.
-    if (K == 2) return binary_result(pegasos::train(train, WeightedHinge(1, cost, cbar), s, on_epoch));
+    if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
     return binary_result(train_one_vs_all(train, static_cast<int>(K), s,
                                           [&](int k) { return WeightedHinge(k, cost, cbar); }));
   }

@@ -35,6 +35,7 @@ class Hinge {
     return coeff[0] != 0.0;
   }
   double projection_radius(double lambda) const { return 1.0 / std::sqrt(lambda); }
+  double signed_cost(const RowView& x) const { return sign(x); }
 
  private:
   int positive_;

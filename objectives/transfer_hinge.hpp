@@ -46,6 +46,7 @@ class TransferHinge {
     // the target data with margin, and u* = 0).
     return std::sqrt(std::max(source_loss_, 1e-12)) / std::sqrt(lambda);
   }
+  double signed_cost(const RowView& x) const { return sign(x); }
 
  private:
   double sign(const RowView& x) const { return x.label == positive_ ? 1.0 : -1.0; }

@@ -44,6 +44,7 @@ class WeightedHinge {
     return coeff[0] != 0.0;
   }
   double projection_radius(double lambda) const { return std::sqrt(mean_cost_) / std::sqrt(lambda); }
+  double signed_cost(const RowView& x) const { return (x.label == positive_ ? 1.0 : -1.0) * cost(x); }
 
  private:
   double cost(const RowView& x) const { return cost_[static_cast<std::size_t>(x.label)]; }

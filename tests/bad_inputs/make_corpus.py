@@ -227,8 +227,9 @@ cfg("empty.json", "", 2, ["invalid JSON at byte 1"], "0 bytes")
 cfg("overflow_number.json", '{"lambda": 1e999}', 2, ["invalid JSON", "number overflow"], "1e999 is not a double")
 cfg("invalid_utf8.json", b'{"positive_label": "\xff"}', 2, ["invalid JSON", "ill-formed UTF-8"], "invalid UTF-8 in a string")
 cfg("binary_garbage.json", b"\x00\x01\x02" + garbage[:64], 2, ["invalid JSON"], "random bytes")
-cfg("lambda_denormal.json", '{"lambda": 1e-320, "epochs": 2}', 2,
+cfg("lambda_denormal.json", '{"lambda": 1e-320, "solver": "pegasos", "epochs": 2}', 2,
     ["good.svm", "the weights became infinite or NaN", "raise lambda"], "engine stops with a hint before writing NaN", names_file=False)
+cfg("lambda_denormal_sdca.json", '{"lambda": 1e-320, "solver": "sdca", "epochs": 2}', 0, [], "sdca keeps w finite even at a denormal lambda (w = sum(alpha_i y_i x_i)/(lambda n) with alpha_i ~ lambda n)")
 cfg("lambda_tiny.json", '{"lambda": 1e-9, "epochs": 5}', 0, [], "lambda 1e-9 is fine")
 cfg("lambda_large.json", '{"lambda": 1e3, "epochs": 5}', 0, [], "lambda 1e3 is fine")
 cfg("comments.json", '// a comment\n{"lambda": 0.01, /* inline */ "epochs": 2}\n', 0, [], "comments are allowed in config files")

@@ -1,0 +1,42 @@
+// Which solver trains a problem: Pegasos (core/engine.hpp) or dual coordinate
+// ascent (core/sdca.hpp), by EngineSettings::solver.
+#pragma once
+
+#include <functional>
+
+#include "core/engine.hpp"
+#include "core/sdca.hpp"
+
+namespace pegasos {
+
+// "auto" picks SDCA below this λn. SGD needs on the order of 1/(λn·ε) epochs
+// for a relative gap ε; at λn = 5 the averaged 1/(λt) schedule still meets
+// 0.05% in a few tens of epochs (measurements in bench/README.md).
+inline constexpr double kAutoSdcaBelowLambdaN = 5.0;
+
+// True when `s` selects SDCA for n examples of an objective that has a dual
+// (HingeDual); the unregularised bias has no SDCA form here.
+inline bool use_sdca(const EngineSettings& s, std::size_t n) {
+  switch (s.solver) {
+    case Solver::kSdca:
+      return true;
+    case Solver::kPegasos:
+      return false;
+    case Solver::kAuto:
+      return s.bias != BiasMode::kUnregularized && s.lambda * static_cast<double>(n) < kAutoSdcaBelowLambdaN;
+  }
+  return false;
+}
+
+template <Objective O>
+TrainResult train_with_solver(const Dataset& data, const O& objective, const EngineSettings& s,
+                              const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+  if constexpr (HingeDual<O>) {
+    if (use_sdca(s, data.size())) return train_sdca(data, objective, s, on_epoch);
+  } else {
+    if (s.solver == Solver::kSdca) throw ConfigError("solver: sdca trains the binary hinge objectives (and ova) only");
+  }
+  return train(data, objective, s, on_epoch);
+}
+
+}  // namespace pegasos
