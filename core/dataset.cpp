@@ -595,6 +595,28 @@ std::string canonical_label(std::string_view token) {
   return std::string(token);
 }
 
+std::string to_libsvm_text(const Dataset& data, const std::vector<std::string>& label_text,
+                           const std::string& unlabelled) {
+  std::string out;
+  out.reserve(static_cast<std::size_t>(data.nnz()) * 12 + data.size() * 4);
+  char buf[64];
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const int c = data.labels[i];
+    out += c >= 0 ? label_text.at(static_cast<std::size_t>(c)) : unlabelled;
+    const RowView x = data.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      char* p = buf;
+      *p++ = ' ';
+      p = std::to_chars(p, buf + sizeof buf, std::uint64_t{x.indices[j]} + 1).ptr;
+      *p++ = ':';
+      p = std::to_chars(p, buf + sizeof buf, x.values[j]).ptr;
+      out.append(buf, p);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
 void sort_classes(std::vector<std::string>& classes) {
   auto numeric = [](const std::string& s, double& v) {
     auto r = fast_float::from_chars(s.data(), s.data() + s.size(), v);

@@ -76,6 +76,12 @@ class Dataset {
 // anything else is kept verbatim. Throws InputError for NaN/inf labels.
 std::string canonical_label(std::string_view token);
 
+// The rows as LIBSVM text: `label_text[class id]` (rows without a label get
+// `unlabelled`), then 1-based index:value pairs, values written as the
+// shortest text that reads back to the same float.
+std::string to_libsvm_text(const Dataset& data, const std::vector<std::string>& label_text,
+                           const std::string& unlabelled = "0");
+
 // Sort class names: numerically if every name is a number, else bytewise.
 // For two classes the second one is the positive class (+1): -1/+1, 0/1,
 // 1/2 and ham/spam all come out the way users expect.

@@ -4,6 +4,8 @@
 // 1 internal failure.
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -156,6 +158,56 @@ int run_predict(const std::string& model_path, const std::string& data_path, con
   return 0;
 }
 
+// Labels for exported LIBSVM files: the class names when they are all
+// numbers (as LIBLINEAR and scikit-learn need), else -1/+1 for two classes
+// (the positive class, classes[1], is +1) and 1..K for more.
+std::vector<std::string> numeric_label_text(const std::vector<std::string>& classes) {
+  const bool numeric = std::all_of(classes.begin(), classes.end(), [](const std::string& c) {
+    double v = 0;
+    const auto r = std::from_chars(c.data(), c.data() + c.size(), v);
+    return !c.empty() && r.ec == std::errc() && r.ptr == c.data() + c.size();
+  });
+  if (numeric) return classes;
+  if (classes.size() == 2) return {"-1", "+1"};
+  std::vector<std::string> text;
+  for (std::size_t c = 0; c < classes.size(); ++c) text.push_back(std::to_string(c + 1));
+  return text;
+}
+
+int run_featurize(const std::string& config_path, const std::vector<std::string>& sets, const std::string& model_path,
+                  const std::string& data_path, const std::string& out_path, bool quiet) {
+  Dataset data;
+  if (!model_path.empty()) {
+    if (!config_path.empty() || !sets.empty()) {
+      throw ConfigError("featurize: give either --model (the model's featurization) or --config/--set, not both");
+    }
+    const AnyModel model = AnyModel::load(model_path);
+    data = model.read(data_path, false);
+    const auto unknown = data.remap_classes(model.classes());
+    if (!unknown.empty()) {
+      throw InputError(data_path + ": label '" + unknown.front() + "' does not occur in the model's classes");
+    }
+  } else {
+    TrainConfig config = load_train_config(config_path, sets);
+    data = load_training_data(config, data_path).data;
+    if (data.classes.size() == 2 && !config.positive_label.empty()) {
+      config.objective = "hinge";  // only the choice of the positive class applies here
+      prepare_labels(config, data);
+    }
+  }
+  const std::vector<std::string> labels = numeric_label_text(data.classes);
+  write_file_atomic(out_path, to_libsvm_text(data, labels));
+  if (quiet) return 0;
+  std::string mapping;
+  for (std::size_t c = 0; c < labels.size(); ++c) {
+    if (labels[c] != data.classes[c]) mapping += (mapping.empty() ? "" : ", ") + data.classes[c] + " -> " + labels[c];
+  }
+  std::fprintf(stderr, "wrote %zu rows, %u features, %llu nnz to %s%s%s\n", data.size(), data.dimension,
+               static_cast<unsigned long long>(data.nnz()), out_path.c_str(), mapping.empty() ? "" : "; labels: ",
+               mapping.c_str());
+  return 0;
+}
+
 int run_eval(const std::string& model_path, const std::string& data_path, const std::string& json_path,
              std::optional<double> max_fpr) {
   const AnyModel model = AnyModel::load(model_path);
@@ -244,6 +296,20 @@ int main_impl(int argc, char** argv) {
   eval->add_option("--max-fpr", max_fpr, "binary: report the threshold meeting this false-positive rate")
       ->check(CLI::Range(0.0, 1.0));
 
+  CLI::App* featurize = app.add_subcommand(
+      "featurize", "write data as LIBSVM features: pegasos featurize [--config FILE] [--set KEY=VALUE]... | --model MODEL DATA OUT");
+  featurize->add_option("--config,-c", config_path, "JSON configuration file (reader and text featurization settings)")
+      ->check(CLI::ExistingFile);
+  featurize->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable)");
+  featurize->add_option("--model,-m", model_path, "use this model's reader settings and fitted featurizer (for test data)");
+  featurize->add_flag("--quiet,-q", quiet, "no summary on stderr");
+  featurize->add_option("data", data_path, "data (raw text, LIBSVM/SVMlight or CSV)")->required();
+  featurize->add_option("out", output, "where to write the LIBSVM file")->required();
+  featurize->footer(
+      "Raw text is featurised as `train` would (fitting vocabulary and idf on DATA), or with --model as the model\n"
+      "does. Labels are written as they are when all are numbers, else -1/+1 (binary; the positive class is +1)\n"
+      "or 1..K, and the mapping is printed. Rows without a label get 0.");
+
   std::string experiment_path;
   CLI::App* run = app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet]");
   run->add_option("experiment", experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
@@ -259,6 +325,7 @@ int main_impl(int argc, char** argv) {
   if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet);
   if (predict->parsed()) return run_predict(model_path, data_path, output);
   if (run->parsed()) return run_experiment_command(experiment_path, output, quiet);
+  if (featurize->parsed()) return run_featurize(config_path, sets, model_path, data_path, output, quiet);
   return run_eval(model_path, data_path, json_path, max_fpr >= 0 ? std::optional<double>(max_fpr) : std::nullopt);
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/engine.hpp"
+#include "core/model.hpp"
 #include "core/text.hpp"
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
@@ -22,6 +23,7 @@ namespace {
 
 using testutil::TempDir;
 using testutil::write_text;
+using testutil::bits;
 
 std::string corpus_jsonl(int n, unsigned seed) {
   // Two classes with different vocabularies plus shared noise words.
@@ -125,4 +127,40 @@ TEST_CASE("the CLI trains and predicts on raw text and keeps text and numeric mo
   write_text(dir + "/bad.jsonl", "{\"label\": \"ham\", \"text\": \"hello\"}\n{\"label\": \"spam\", \"text\": 42}\n");
   CHECK(run(bin + " train -q " + dir + "/bad.jsonl " + dir + "/b.json") == 2);
   CHECK_THAT(last_stderr(), Catch::Contains("bad.jsonl:2"));
+}
+
+TEST_CASE("pegasos featurize writes the rows train sees, and test rows with the model's featurizer", "[text][cli]") {
+  const TempDir tmp("featurize");
+  const std::string dir = tmp.path();
+  const std::string bin = PEGASOS_BINARY;
+  write_text(dir + "/train.jsonl", corpus_jsonl(200, 21));
+  write_text(dir + "/test.jsonl", corpus_jsonl(50, 22));
+  const std::string features = " --set 'features={\"mode\":\"vocabulary\",\"word_ngrams\":2}'";
+  REQUIRE(run(bin + " featurize" + features + " " + dir + "/train.jsonl " + dir + "/train.svm") == 0);
+  CHECK_THAT(last_stderr(), Catch::Contains("ham -> -1") && Catch::Contains("spam -> +1"));
+
+  // The exported file holds exactly the rows training sees (values bit for bit).
+  const TrainConfig c = config_from_json({{"features", {{"mode", "vocabulary"}, {"word_ngrams", 2}}}}, "test");
+  const TrainingData text = load_training_data(c, dir + "/train.jsonl");
+  const Dataset exported = read_dataset(dir + "/train.svm", ReadOptions{});
+  REQUIRE(exported.size() == text.data.size());
+  CHECK(exported.indices == text.data.indices);
+  CHECK(bits(exported.values) == bits(text.data.values));
+  CHECK(exported.classes == std::vector<std::string>{"-1", "1"});
+  CHECK(exported.labels == text.data.labels);
+
+  // Test data through a model's featurizer: terms unseen in training are dropped.
+  REQUIRE(run(bin + " train -q" + features + " " + dir + "/train.jsonl " + dir + "/m.json") == 0);
+  REQUIRE(run(bin + " featurize -q --model " + dir + "/m.json " + dir + "/test.jsonl " + dir + "/test.svm") == 0);
+  const Model m = load_model(dir + "/m.json");
+  const Dataset test = read_dataset(dir + "/test.svm", ReadOptions{});
+  CHECK(test.size() == 50);
+  CHECK(test.dimension <= m.dimension);
+  const Dataset direct = load_data_for_model(m, dir + "/test.jsonl", true);
+  CHECK(test.indices == direct.indices);
+  CHECK(bits(test.values) == bits(direct.values));
+
+  // Both a model and settings: refused.
+  CHECK(run(bin + " featurize --model " + dir + "/m.json --set lambda=1 " + dir + "/test.jsonl " + dir + "/x.svm") == 2);
+  CHECK_THAT(last_stderr(), Catch::Contains("--model"));
 }
