@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <span>
 #include <vector>
@@ -64,15 +65,24 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   double wb = 0.0;          // weight of the constant feature
   double sq_norm = 0.0;     // ‖w‖² + wb², kept incrementally (recomputed each epoch)
   std::vector<double> bias(1, 0.0);
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
+  // Examples visited in the next pass (all of them, unless shrinking).
+  std::vector<std::uint32_t> active(n);
+  std::iota(active.begin(), active.end(), 0u);
   Rng rng(derive_seed(s.seed, 4));
 
-  const std::uint64_t steps_per_epoch = n;
   std::uint64_t T = s.iterations;
   if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
   const bool automatic = T == 0;
-  if (automatic) T = steps_per_epoch * static_cast<std::uint64_t>(s.max_epochs);
+  // Shrinking (Hsieh et al. 2008, Sec. 3.2), with automatic stopping only: an
+  // α_i at a bound whose gradient pushes it further out is left out of the
+  // following passes; once the projected gradients of the remaining ones
+  // spread less than `unshrink_below`, all examples come back for a full pass,
+  // the only passes on which the duality gap is checked. Each full pass that
+  // fails the gap test makes the next shrunk phase go 10× deeper.
+  const bool shrinking = automatic;
+  double pg_max_old = std::numeric_limits<double>::infinity();
+  double pg_min_old = -std::numeric_limits<double>::infinity();
+  double unshrink_below = 0.1;
 
   auto primal = [&] {
     bias[0] = wb * B;
@@ -89,18 +99,46 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   result.outputs = 1;
   result.solver = "sdca";
   std::uint64_t t = 0;
+  int epoch = 0;
   double last_primal = 0.0;
+  // Automatic stopping: at most max_epochs passes' worth of visits (shrunk
+  // passes are short).
+  if (automatic) T = static_cast<std::uint64_t>(s.max_epochs) * n;
   while (t < T) {
-    if (t % steps_per_epoch == 0) rng.shuffle(std::span<std::uint32_t>(order));
-    const std::uint64_t epoch_end = std::min(T, (t / steps_per_epoch + 1) * steps_per_epoch);
-    for (; t < epoch_end; ++t) {
-      const std::size_t i = order[t % steps_per_epoch];
+    ++epoch;
+    const bool full = active.size() == n;
+    rng.shuffle(std::span<std::uint32_t>(active));
+    const std::size_t visits = static_cast<std::size_t>(std::min<std::uint64_t>(active.size(), T - t));
+    // Σ c_i·max(0, 1 − y_i s_i) with each s_i as it was at the visit: on a
+    // full pass an estimate of the loss at the pass's end that costs nothing
+    // (exact once w settles).
+    double visited_loss = 0.0;
+    double pg_max = -std::numeric_limits<double>::infinity();
+    double pg_min = std::numeric_limits<double>::infinity();
+    std::size_t kept = 0;
+    for (std::size_t v = 0; v < visits; ++v, ++t) {
+      const std::uint32_t i = active[v];
       const RowView x = data.row(i);
       double score = wb * B;
       for (std::uint32_t j = 0; j < x.nnz; ++j) score += static_cast<double>(x.values[j]) * w[x.indices[j]];
       const double y = signed_cost[i] >= 0 ? 1.0 : -1.0;
       const double c = std::abs(signed_cost[i]);
       const double g = 1.0 - y * (score + offset[i]);  // n·∂D/∂α_i
+      if (g > 0.0) visited_loss += c * g;
+      if (shrinking) {
+        // Projected gradient of the minimisation form (G = −g).
+        double pg = -g;
+        if (alpha[i] == 0.0) {
+          if (-g > pg_max_old) continue;  // shrink: stays at 0
+          if (-g > 0.0) pg = 0.0;
+        } else if (alpha[i] == c) {
+          if (-g < pg_min_old) continue;  // shrink: stays at c
+          if (-g < 0.0) pg = 0.0;
+        }
+        active[kept++] = i;
+        pg_max = std::max(pg_max, pg);
+        pg_min = std::min(pg_min, pg);
+      }
       double a;
       if (sq[i] > 0.0) {
         a = std::clamp(alpha[i] + lambda_n * g / sq[i], 0.0, c);
@@ -115,15 +153,32 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
       wb += step * B;
       sq_norm += 2.0 * step * score + step * step * sq[i];
     }
+    bool unshrink = false;
+    if (shrinking) {
+      // Examples not reached (the visit budget ran out) stay active.
+      for (std::size_t v = visits; v < active.size(); ++v) active[kept++] = active[v];
+      active.resize(kept);
+      if (pg_max - pg_min <= unshrink_below) {
+        unshrink = true;
+      } else {
+        pg_max_old = pg_max <= 0.0 ? std::numeric_limits<double>::infinity() : pg_max;
+        pg_min_old = pg_min >= 0.0 ? -std::numeric_limits<double>::infinity() : pg_min;
+      }
+    }
 
     EpochInfo info;
     info.iterations = t;
-    info.epoch = static_cast<int>((t + steps_per_epoch - 1) / steps_per_epoch);
+    info.epoch = epoch;
     info.traced = s.trace_objective;
-    info.stop_check = automatic;
     if (!std::isfinite(sq_norm)) {
       throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
                        "; scale the features (e.g. to unit norm) or raise lambda");
+    }
+    // The exact gap needs a pass over the data: take it on a full pass when
+    // the visited losses say the tolerance may be met, or every 10th pass.
+    if (automatic && full) {
+      const double estimate = lambda / 2 * (squared_norm(w) + wb * wb) + visited_loss / static_cast<double>(n);
+      info.stop_check = epoch % 10 == 0 || estimate - dual() <= s.tolerance * std::abs(estimate);
     }
     if (info.traced || info.stop_check) {
       last_primal = primal();
@@ -135,9 +190,16 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
     result.trace.push_back(info);
     result.trace.back().weights = result.trace.back().bias = nullptr;
     if (on_epoch && !on_epoch(info)) break;
-    if (automatic && info.epoch >= s.min_epochs && last_primal - dual() <= s.tolerance * std::abs(last_primal)) {
+    if (info.stop_check && epoch >= s.min_epochs && last_primal - dual() <= s.tolerance * std::abs(last_primal)) {
       result.converged = true;
       break;
+    }
+    if (full && unshrink) unshrink_below /= 10;  // solved on the active set, but not yet to tolerance
+    if (unshrink || (automatic && full && info.stop_check)) {
+      active.resize(n);
+      std::iota(active.begin(), active.end(), 0u);
+      pg_max_old = std::numeric_limits<double>::infinity();
+      pg_min_old = -std::numeric_limits<double>::infinity();
     }
   }
 
@@ -145,7 +207,7 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   result.weights = std::move(w);
   result.bias = bias;
   result.iterations = t;
-  result.epochs = static_cast<double>(t) / static_cast<double>(n);
+  result.epochs = static_cast<double>(t) / static_cast<double>(n);  // in full passes' worth of visits
   result.objective = lambda / 2 * (squared_norm(result.weights) + wb * wb) +
                      mean_loss(data, objective, result.weights, result.bias);
   return result;

@@ -75,7 +75,7 @@ const std::vector<ConfigKey>& config_keys() {
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
       {"solver", "auto",
        "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; hinge, weighted_hinge, transfer, ova) | "
-       "auto: sdca where λn < 5, else pegasos; pegasos whenever iterations, batch_size, projection, output, "
+       "auto: sdca where λn < 10, else pegasos; pegasos whenever iterations, batch_size, projection, output, "
        "average_gamma or sampling is set"},
       {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
       {"iterations", 0, "number of Pegasos steps T; 0 = use epochs"},
