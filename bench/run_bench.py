@@ -103,10 +103,13 @@ class Evaluator:
 
 # ---- one function per tool: returns a result dict with wall_s and the weights ----
 
-def bench_pegasos(a, tmp, train, test, lam):
+def bench_pegasos(a, tmp, train, test, lam, solver=None):
+    """Default settings apart from lambda (and no bias, like the peers); `solver`
+    forces one (the default "auto" picks sdca where lambda*n < 10)."""
     model = os.path.join(tmp, "pegasos.json")
-    t, out = run([a.pegasos, "train", "--set", "lambda=%r" % lam, "--set", "bias=none",
-                  train, model], a.repeats)
+    extra = ["--set", "solver=" + solver] if solver else []
+    t, out = run([a.pegasos, "train", "--set", "lambda=%r" % lam, "--set", "bias=none"] + extra +
+                 [train, model], a.repeats)
     run([a.pegasos, "eval", model, test, "--json", model + ".eval"])
     with open(model + ".eval") as f:
         ev = json.load(f)
@@ -114,7 +117,8 @@ def bench_pegasos(a, tmp, train, test, lam):
             "load_s": grab(r"load ([\d.]+)s", out), "train_s": grab(r"train ([\d.]+)s", out),
             "self_objective": grab(r"trained .*objective ([-\d.eE+]+)", out),
             "self_accuracy": ev["accuracy"], "self_test_objective": ev["objective"],
-            "note": grab(r"(\d+ iterations \([^)]*\))", out, str)}
+            "note": "%s: %s" % (grab(r"trained \S+ \((\w+)\)", out, str),
+                                grab(r"(\d+ iterations \([^)]*\))", out, str))}
 
 
 def bench_liblinear(a, tmp, train, test, lam, n, eps=None):
@@ -165,7 +169,8 @@ def dim_bench(a, tmp, data):
     for e in (5, 25):
         for _ in range(reps):
             for d in files:
-                t, o = run([a.pegasos, "train", "--set", "epochs=%d" % e, "--set", "lambda=1e-4", r[d]["file"],
+                t, o = run([a.pegasos, "train", "--set", "solver=pegasos", "--set", "epochs=%d" % e,
+                            "--set", "lambda=1e-4", r[d]["file"],
                             os.path.join(tmp, "dim.json")])
                 key = "train_s_%d" % e
                 r[d][key] = min(r[d].get(key, float("inf")), grab(r"train ([\d.]+)s", o))
@@ -196,6 +201,35 @@ def dim_bench(a, tmp, data):
     return r
 
 
+def bench_file(a, tmp, ev, train, test, name, log):
+    """Every tool at every lambda on one train/test pair; P* from a tight LIBLINEAR run."""
+    n = ev.X.shape[0]
+    runs = []
+    for lam in [float(x) for x in a.lambdas.split(",")]:
+        tools = [("pegasos", bench_pegasos, (a, tmp, train, test, lam)),
+                 ("pegasos solver=pegasos", bench_pegasos, (a, tmp, train, test, lam, "pegasos")),
+                 ("liblinear", bench_liblinear, (a, tmp, train, test, lam, n)),
+                 ("liblinear_tight", bench_liblinear, (a, tmp, train, test, lam, n, a.tight_eps))]
+        if not a.skip_sgd:
+            tools.append(("sgd", bench_sgd, (a, tmp, train, lam)))
+        rows = {}
+        for tool, fn, args in tools:
+            log("%s, lambda %g: %s" % (name, lam, tool))
+            r = attempt(fn, *args)
+            if "weights" in r:
+                w, b, reg_b = r.pop("weights")
+                r["objective"] = ev.objective(lam, w, b, reg_b)
+                r["test_objective"] = ev.objective(lam, w, b, reg_b, test=True)
+                r["accuracy"] = ev.accuracy(w, b)
+            rows[tool] = dict(r, tool=tool, lam=lam, data=name, n=n, lambda_n=lam * n)
+        p_star = rows["liblinear_tight"].get("objective")
+        for r in rows.values():
+            if p_star and "objective" in r:
+                r["gap"] = (r["objective"] - p_star) / p_star
+        runs += rows.values()
+    return runs
+
+
 def binary_id(path):
     with open(path, "rb") as f:
         return {"sha256": hashlib.sha256(f.read()).hexdigest()[:16],
@@ -212,7 +246,11 @@ def attempt(fn, *args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--pegasos", default="/work/main/build/pegasos")
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--pegasos", default=os.path.join(here, "..", "build", "pegasos"))
+    ap.add_argument("--spam", default=os.path.join(here, "..", "data", "cache"),
+                    help="folder with spamassassin_{train,test}.jsonl (scripts/fetch_spamassassin.sh); "
+                         "skipped when absent; '' to skip")
     ap.add_argument("--data", default="/tmp/pegasos-bench")
     ap.add_argument("--out", default=None, help="results JSON (default DATA/results.json)")
     ap.add_argument("--small", action="store_true", help="use the 60k file only (quick run)")
@@ -236,28 +274,18 @@ def main():
         res.update({"train_file": train, "test_file": test, "n": n, "nnz": int(ev.X.nnz),
                     "nproc": os.cpu_count(), "loadavg_start": os.getloadavg()[0],
                     "repeats": a.repeats, "tight_eps": a.tight_eps, "runs": []})
-        for lam in [float(x) for x in a.lambdas.split(",")]:
-            tools = [("pegasos", bench_pegasos, (a, tmp, train, test, lam)),
-                     ("liblinear", bench_liblinear, (a, tmp, train, test, lam, n)),
-                     ("liblinear_tight", bench_liblinear,
-                      (a, tmp, train, test, lam, n, a.tight_eps))]
-            if not a.skip_sgd:
-                tools.append(("sgd", bench_sgd, (a, tmp, train, lam)))
-            rows = {}
-            for name, fn, args in tools:
-                log("lambda %g: %s" % (lam, name))
-                r = attempt(fn, *args)
-                if "weights" in r:
-                    w, b, reg_b = r.pop("weights")
-                    r["objective"] = ev.objective(lam, w, b, reg_b)
-                    r["test_objective"] = ev.objective(lam, w, b, reg_b, test=True)
-                    r["accuracy"] = ev.accuracy(w, b)
-                rows[name] = dict(r, tool=name, lam=lam)
-            p_star = rows["liblinear_tight"].get("objective")
-            for r in rows.values():
-                if p_star and "objective" in r:
-                    r["gap"] = (r["objective"] - p_star) / p_star
-            res["runs"] += rows.values()
+        res["runs"] += bench_file(a, tmp, ev, train, test, "fmnist", log)
+        spam = [os.path.join(a.spam, "spamassassin_%s.jsonl" % part) for part in ("train", "test")]
+        if a.spam and all(os.path.exists(f) for f in spam):
+            # The same features for every tool: pegasos featurize (configs/spam.json's
+            # text settings), written as LIBSVM.
+            svm = [os.path.join(tmp, "spam_%s.svm" % part) for part in ("train", "test")]
+            config = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "configs", "spam.json")
+            run([a.pegasos, "featurize", "-q", "--config", config, spam[0], svm[0]])
+            run([a.pegasos, "train", "-q", "--config", config, "--set", "epochs=1", spam[0], svm[0] + ".model"])
+            run([a.pegasos, "featurize", "-q", "--model", svm[0] + ".model", spam[1], svm[1]])
+            log("loading %s for the evaluator" % svm[0])
+            res["runs"] += bench_file(a, tmp, Evaluator(svm[0], svm[1]), svm[0], svm[1], "spamassassin", log)
         log("load benchmark")
         res["load"] = attempt(load_bench, a, tmp, train)
         log("dimension check")
@@ -283,32 +311,33 @@ def report(res):
                        res["loadavg_start"], res["loadavg_end"]),
          "P* = objective of liblinear -e %g; gap = (P - P*)/P*. Times are whole-process "
          "wall seconds (fastest of %d).\n" % (res["tight_eps"], res["repeats"]),
-         "| lambda | tool | wall s | test acc | P (train) | gap | notes |",
-         "|---|---|---|---|---|---|---|"]
+         "| data | lambda (lambda*n) | tool | wall s | test acc | P (train) | gap | notes |",
+         "|---|---|---|---|---|---|---|---|"]
     for r in res["runs"]:
         note = r.get("error", r.get("note") or "")[:80].replace("\n", " ").replace("|", "/")
-        L.append("| %g | %s | %s | %s | %s | %s | %s |" % (
-            r["lam"], r["tool"], fmt(r.get("wall_s"), ".2f"), fmt(r.get("accuracy"), ".4f"),
+        L.append("| %s | %g (%.3g) | %s | %s | %s | %s | %s | %s |" % (
+            r.get("data", "fmnist"), r["lam"], r.get("lambda_n", 0), r["tool"], fmt(r.get("wall_s"), ".2f"),
+            fmt(r.get("accuracy"), ".4f"),
             fmt(r.get("objective"), ".6f"), fmt(r.get("gap"), "+.2e"), note))
-    L += ["", "| lambda | t(pegasos)/t(liblinear) | t(pegasos)/t(sgd) | pegasos load s / train s "
-          "| liblinear P* dual bound: (P*-D)/D |", "|---|---|---|---|---|"]
-    for lam in sorted({r["lam"] for r in res["runs"]}, reverse=True):
-        by = {r["tool"]: r for r in res["runs"] if r["lam"] == lam}
+    L += ["", "| data | lambda | t(pegasos)/t(liblinear) | t(pegasos)/t(sgd) | pegasos load s / train s "
+          "| liblinear P* dual bound: (P*-D)/D |", "|---|---|---|---|---|---|"]
+    for data, lam in sorted({(r.get("data", "fmnist"), r["lam"]) for r in res["runs"]}, key=lambda k: (k[0], -k[1])):
+        by = {r["tool"]: r for r in res["runs"] if r["lam"] == lam and r.get("data", "fmnist") == data}
         t = {k: v.get("wall_s") for k, v in by.items()}
         ratio = lambda k: t["pegasos"] / t[k] if t.get("pegasos") and t.get(k) else None
         p, tight = by.get("pegasos", {}), by.get("liblinear_tight", {})
         dual = ((tight["objective"] - tight["dual_bound"]) / tight["dual_bound"]
                 if "objective" in tight else None)
-        L.append("| %g | %s | %s | %s / %s | %s |" % (
-            lam, fmt(ratio("liblinear"), ".2f"), fmt(ratio("sgd"), ".2f"),
+        L.append("| %s | %g | %s | %s | %s / %s | %s |" % (
+            data, lam, fmt(ratio("liblinear"), ".2f"), fmt(ratio("sgd"), ".2f"),
             fmt(p.get("load_s"), ".2f"), fmt(p.get("train_s"), ".2f"), fmt(dual, ".2e")))
     L += ["", "Cross-checks (tool's own number vs the common evaluator):", "",
-          "| lambda | tool | own acc | acc | own train P | P | own test P | test P |",
-          "|---|---|---|---|---|---|---|---|"]
+          "| data | lambda | tool | own acc | acc | own train P | P | own test P | test P |",
+          "|---|---|---|---|---|---|---|---|---|"]
     for r in res["runs"]:
         if r["tool"] in ("pegasos", "liblinear") and "objective" in r:
-            L.append("| %g | %s | %s | %.4f | %s | %.6f | %s | %.6f |" % (
-                r["lam"], r["tool"], fmt(r.get("self_accuracy"), ".4f"), r["accuracy"],
+            L.append("| %s | %g | %s | %s | %.4f | %s | %.6f | %s | %.6f |" % (
+                r.get("data", "fmnist"), r["lam"], r["tool"], fmt(r.get("self_accuracy"), ".4f"), r["accuracy"],
                 fmt(r.get("self_objective"), ".6f"), r["objective"],
                 fmt(r.get("self_test_objective"), ".6f"), r["test_objective"]))
     ld, dm = res["load"], res["dimension"]
