@@ -171,7 +171,7 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
     EpochInfo info;
     info.iterations = t;
     info.epoch = epoch;
-    info.traced = s.trace_objective;
+    info.traced = s.trace_objective && (epoch % std::max(1, s.trace_every) == 0 || t == T);
     if (!std::isfinite(sq_norm)) {
       throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
                        "; scale the features (e.g. to unit norm) or raise lambda");

@@ -325,6 +325,13 @@ Experiment parse_experiment(const json& j, const std::string& file) {
     e.trace_iterations =
         static_cast<std::uint64_t>(integer(j["trace_iterations"], origin, "trace_iterations", 1, std::int64_t{1} << 50));
     e.trace_every = 1;  // traces on; the engine places the points every trace_iterations steps
+    // Points every N steps are a Pegasos notion: auto picks Pegasos, sdca is refused.
+    for (GridPoint& g : e.points) {
+      if (g.config.engine.solver == Solver::kSdca) {
+        fail(origin, "trace_iterations", "places points every N Pegasos steps; solver sdca traces per pass (trace_every)");
+      }
+      g.config.engine.solver = Solver::kPegasos;
+    }
   }
   if (j.contains("trace_sample")) {
     const json& v = j["trace_sample"];

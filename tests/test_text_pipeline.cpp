@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -46,13 +47,22 @@ std::string corpus_jsonl(int n, unsigned seed) {
   return out;
 }
 
+// ctest runs test cases as parallel processes: one stderr file per process.
+std::string stderr_path() {
+  static const std::string path = "/tmp/pegasos-textpipe-stderr-" + std::to_string(::getpid());
+  static const struct Cleanup {
+    ~Cleanup() { std::remove(path.c_str()); }
+  } cleanup;
+  return path;
+}
+
 int run(const std::string& cmd) {
-  const int status = std::system((cmd + " 2>/tmp/pegasos-textpipe-stderr").c_str());
+  const int status = std::system((cmd + " 2>" + stderr_path()).c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 std::string last_stderr() {
-  std::ifstream f("/tmp/pegasos-textpipe-stderr");
+  std::ifstream f(stderr_path());
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
