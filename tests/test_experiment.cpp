@@ -387,6 +387,18 @@ TEST_CASE("trace_iterations places trace points every N steps, the last one exac
   j["trace_every"] = 1;
   write_text(dir.file("both.json"), j.dump());
   CHECK_THROWS_WITH(load_experiment(dir.file("both.json")), Contains("trace_iterations") && Contains("not both"));
+
+  // Points every N steps are Pegasos steps: auto (here λn small, epochs only) trains
+  // with Pegasos, and an explicit sdca is refused before any run.
+  j.erase("trace_every");
+  j.erase("grid");
+  j["config"] = {{"lambda", 1e-4}, {"epochs", 2}};
+  const json r2 = run_experiment(experiment_in(dir, j), quiet_options(dir.file("out2")));
+  REQUIRE(r2["runs"].size() == 1);
+  CHECK(r2["runs"][0]["trace"][0]["iterations"].get<std::uint64_t>() == 50);  // a Pegasos step count
+  j["config"]["solver"] = "sdca";
+  write_text(dir.file("sdca.json"), j.dump());
+  CHECK_THROWS_WITH(load_experiment(dir.file("sdca.json")), Contains("trace_iterations") && Contains("sdca"));
 }
 
 TEST_CASE("a bad experiment fails before any run starts, naming file and key", "[experiment]") {
