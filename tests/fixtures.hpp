@@ -1,6 +1,7 @@
 // Small synthetic datasets for engine tests, built directly in memory.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -84,6 +85,23 @@ inline reference::Problem to_problem(const pegasos::Dataset& ds, bool bias_featu
     p.y.push_back(ds.labels[i] == 1 ? 1.0 : -1.0);
   }
   return p;
+}
+
+// Transfer: the source model's score o_i = w_R·x_i on each row of ds, and its
+// mean hinge loss L_R there (labels: class 1 is +1).
+struct SourceScores {
+  std::vector<double> offset;
+  double source_loss = 0.0;
+};
+inline SourceScores source_scores(const pegasos::Dataset& ds, const std::vector<double>& w_r) {
+  SourceScores s;
+  s.offset.assign(ds.size(), 0.0);
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const pegasos::RowView x = ds.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) s.offset[i] += double(x.values[j]) * w_r[x.indices[j]];
+    s.source_loss += std::max(0.0, 1 - (ds.labels[i] == 1 ? 1 : -1) * s.offset[i]) / double(ds.size());
+  }
+  return s;
 }
 
 }  // namespace fixtures

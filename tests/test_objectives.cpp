@@ -150,17 +150,11 @@ TEST_CASE("transfer: w_R = 0 is plain hinge; objective matches an independent re
   // A source model trained on other data from a related distribution.
   const Dataset source = fixtures::gaussian(250, 10, 99, 0.8, 0.4);
   const TrainResult src = train(source, Hinge(1), plain(lambda));
-  std::vector<double> offset(ds.size());
-  double source_loss = 0;
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    const RowView x = ds.row(i);
-    for (std::uint32_t j = 0; j < x.nnz; ++j) offset[i] += double(x.values[j]) * src.weights[x.indices[j]];
-    source_loss += std::max(0.0, 1 - (ds.labels[i] == 1 ? 1 : -1) * offset[i]) / double(ds.size());
-  }
+  const fixtures::SourceScores o = fixtures::source_scores(ds, src.weights);
   reference::Problem p = fixtures::to_problem(ds);
-  p.offset = offset;
+  p.offset = o.offset;
   const double p_star = reference::primal(p, reference::solve(p, lambda), lambda);  // in u = w − w_R
-  const TrainResult r = train(ds, TransferHinge(1, offset, source_loss), plain(lambda));
+  const TrainResult r = train(ds, TransferHinge(1, o.offset, o.source_loss), plain(lambda));
   INFO("transfer P* " << p_star << " engine " << r.objective);
   CHECK(r.objective <= p_star * 1.01);
   CHECK(r.objective >= p_star * (1 - 1e-6));
