@@ -43,4 +43,11 @@ concept HingeDual = Objective<O> && requires(const O& o, const RowView& x) {
   { o.signed_cost(x) } -> std::convertible_to<double>;
 };
 
+// Optional: the Crammer-Singer multiclass hinge c·max(0, 1 + max_{r≠y} s_r − s_y)
+// gives `double example_cost(const RowView&) const` = c for the dual solver.
+template <class O>
+concept MulticlassDual = Objective<O> && requires(const O& o, const RowView& x) {
+  { o.example_cost(x) } -> std::convertible_to<double>;
+};
+
 }  // namespace pegasos

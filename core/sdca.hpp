@@ -217,4 +217,187 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   return result;
 }
 
+// Crammer-Singer multiclass hinge, P(W) = λ/2 ‖W‖² + (1/n) Σ_i c_i max(0, 1 + max_{r≠y_i} s_r − s_{y_i}),
+// by dual coordinate ascent over one example's K dual variables at a time
+// (Crammer & Singer, JMLR 2001; the sequential dual method of Keerthi et al.,
+// KDD 2008). With C_i = c_i/(λn), W = Σ_i α_i x_iᵀ (row m: Σ_i α_i^m x_i) and
+//     α_i^m ≤ 0 (m ≠ y_i),  α_i^{y_i} ≤ C_i,  Σ_m α_i^m = 0,
+// P(W) = λ·(½‖W‖² + Σ_i C_i ξ_i) and the dual is D(α) = λ·(Σ_i α_i^{y_i} − ½‖W(α)‖²).
+// Step for example i, with A = ‖x_i‖² and B_m = s_m + [m ≠ y_i] − A α_i^m: the
+// new α_i minimises Σ_m (A/2 α_m² + B_m α_m) on the constraints, i.e.
+// α_m = min(C^m, (β − B_m)/A) with β the root of Σ_m α_m(β) = 0, found by
+// sorting D_m = B_m + A·C^m (the β at which α_m reaches its cap).
+template <MulticlassDual O>
+TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const EngineSettings& s,
+                                  const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+  const std::size_t n = data.size();
+  const std::uint32_t dim = data.dimension;
+  const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
+  const double lambda = s.lambda;
+  const bool feature_bias = s.bias == BiasMode::kFeature;
+  const double B = feature_bias ? s.bias_feature_value : 0.0;
+  if (s.bias == BiasMode::kUnregularized) {
+    throw ConfigError("solver: sdca supports bias none or feature, not unregularized");
+  }
+  const std::size_t rows = dim + (feature_bias ? 1 : 0);  // W: rows × K, feature-major
+  std::vector<double> W(rows * K, 0.0), alpha(n * K, 0.0), sq(n), cap(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const RowView x = data.row(i);
+    double q = B * B;
+    for (std::uint32_t j = 0; j < x.nnz; ++j) q += static_cast<double>(x.values[j]) * x.values[j];
+    sq[i] = q;
+    cap[i] = objective.example_cost(x) / (lambda * static_cast<double>(n));
+  }
+  std::vector<std::uint32_t> active(n);
+  std::iota(active.begin(), active.end(), 0u);
+  Rng rng(derive_seed(s.seed, 4));
+  std::uint64_t T = s.iterations;
+  if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
+  const bool automatic = T == 0;
+  if (automatic) T = static_cast<std::uint64_t>(s.max_epochs) * n;
+  // Shrinking (automatic stopping only), as in the binary solver: an example
+  // with α_i = 0 whose margin exceeds the largest KKT violation of the
+  // previous pass (max_m G_m − min_{m: α_m < cap} G_m, G_m = s_m + [m ≠ y])
+  // is left out until the violations of the active examples drop below
+  // `unshrink_below`; then a full pass, the only kind on which the gap is checked.
+  const bool shrinking = automatic;
+  double violation_max_old = std::numeric_limits<double>::infinity();
+  double unshrink_below = 0.1;
+
+  double sum_alpha_y = 0.0;  // Σ_i α_i^{y_i}, kept incrementally
+  double sq_norm = 0.0;      // ‖W‖², kept incrementally (for the cheap gap estimate)
+  std::vector<double> scores(K), b_coef(K), d_sorted(K), fresh(K);
+  std::vector<double> w_out, bias(K, 0.0);
+  auto split = [&] {  // the weights and biases as the model stores them
+    w_out.assign(W.begin(), W.begin() + static_cast<std::ptrdiff_t>(std::size_t{dim} * K));
+    for (std::size_t m = 0; m < K; ++m) bias[m] = feature_bias ? W[std::size_t{dim} * K + m] * B : 0.0;
+  };
+  auto primal = [&] {
+    split();
+    return lambda / 2 * squared_norm(W) + mean_loss(data, objective, w_out, bias);
+  };
+  auto dual = [&] { return lambda * (sum_alpha_y - squared_norm(W) / 2); };
+
+  TrainResult result;
+  result.dimension = dim;
+  result.outputs = static_cast<int>(K);
+  result.solver = "sdca";
+  std::uint64_t t = 0;
+  int epoch = 0;
+  double last_primal = 0.0;
+  while (t < T) {
+    ++epoch;
+    const bool full = active.size() == n;
+    rng.shuffle(std::span<std::uint32_t>(active));
+    const std::size_t visits = static_cast<std::size_t>(std::min<std::uint64_t>(active.size(), T - t));
+    double visited_loss = 0.0;  // Σ c_i ξ_i at the visits (an estimate, exact once W settles)
+    double violation_max = 0.0;
+    std::size_t kept = 0;
+    for (std::size_t v = 0; v < visits; ++v, ++t) {
+      const std::uint32_t i = active[v];
+      const RowView x = data.row(i);
+      const std::size_t y = static_cast<std::size_t>(x.label);
+      for (std::size_t m = 0; m < K; ++m) scores[m] = feature_bias ? W[std::size_t{dim} * K + m] * B : 0.0;
+      for (std::uint32_t j = 0; j < x.nnz; ++j) {
+        const double xj = x.values[j];
+        const double* row = &W[std::size_t{x.indices[j]} * K];
+        for (std::size_t m = 0; m < K; ++m) scores[m] += xj * row[m];
+      }
+      double worst = -std::numeric_limits<double>::infinity();
+      for (std::size_t m = 0; m < K; ++m) {
+        if (m != y) worst = std::max(worst, 1.0 + scores[m] - scores[y]);
+      }
+      if (worst > 0.0) visited_loss += cap[i] * lambda * static_cast<double>(n) * worst;
+      double* a = &alpha[std::size_t{i} * K];
+      if (shrinking) {
+        if (a[y] == 0.0 && -worst > violation_max_old) continue;  // shrink: α_i stays 0
+        active[kept++] = i;
+        double g_max = -std::numeric_limits<double>::infinity(), g_min = std::numeric_limits<double>::infinity();
+        for (std::size_t m = 0; m < K; ++m) {
+          const double g = scores[m] + (m == y ? 0.0 : 1.0);
+          g_max = std::max(g_max, g);
+          if (a[m] < (m == y ? cap[i] : 0.0)) g_min = std::min(g_min, g);
+        }
+        if (g_min < std::numeric_limits<double>::infinity()) violation_max = std::max(violation_max, g_max - g_min);
+      }
+      const double A = sq[i];
+      if (A <= 0.0) continue;  // an empty row does not move W
+      for (std::size_t m = 0; m < K; ++m) {
+        b_coef[m] = scores[m] + (m == y ? 0.0 : 1.0) - A * a[m];
+        d_sorted[m] = b_coef[m] + (m == y ? A * cap[i] : 0.0);
+      }
+      std::sort(d_sorted.begin(), d_sorted.end(), std::greater<double>());
+      double beta = d_sorted[0] - A * cap[i];
+      std::size_t r = 1;
+      for (; r < K && beta < static_cast<double>(r) * d_sorted[r]; ++r) beta += d_sorted[r];
+      beta /= static_cast<double>(r);
+      bool moved = false;
+      for (std::size_t m = 0; m < K; ++m) {
+        fresh[m] = std::min(m == y ? cap[i] : 0.0, (beta - b_coef[m]) / A);
+        moved = moved || fresh[m] != a[m];
+      }
+      if (!moved) continue;
+      for (std::size_t m = 0; m < K; ++m) {
+        const double delta = fresh[m] - a[m];
+        if (delta == 0.0) continue;
+        // ‖W + δ x e_mᵀ‖² = ‖W‖² + 2δ (w_m·x) + δ² A (scores include the bias column).
+        sq_norm += 2.0 * delta * scores[m] + delta * delta * A;
+        for (std::uint32_t j = 0; j < x.nnz; ++j) W[std::size_t{x.indices[j]} * K + m] += delta * x.values[j];
+        if (feature_bias) W[std::size_t{dim} * K + m] += delta * B;
+        if (m == y) sum_alpha_y += delta;
+        a[m] = fresh[m];
+      }
+    }
+    bool unshrink = false;
+    if (shrinking) {
+      for (std::size_t v = visits; v < active.size(); ++v) active[kept++] = active[v];  // not reached: stay
+      active.resize(kept);
+      unshrink = violation_max <= unshrink_below;
+      violation_max_old = unshrink ? std::numeric_limits<double>::infinity() : violation_max;
+    }
+
+    EpochInfo info;
+    info.iterations = t;
+    info.epoch = epoch;
+    info.traced = s.trace_objective && (epoch % std::max(1, s.trace_every) == 0 || t == T);
+    if (!std::isfinite(sq_norm)) {
+      throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
+                       "; scale the features (e.g. to unit norm) or raise lambda");
+    }
+    if (automatic && full) {
+      const double estimate = lambda / 2 * sq_norm + visited_loss / static_cast<double>(n);
+      const double dual_estimate = lambda * (sum_alpha_y - sq_norm / 2);
+      info.stop_check = epoch % 10 == 0 || estimate - dual_estimate <= s.tolerance * std::abs(estimate);
+    }
+    if (info.traced || info.stop_check) {
+      last_primal = primal();
+      info.sample_objective = last_primal;
+      info.has_objective = true;
+      info.weights = &w_out;
+      info.bias = &bias;
+    }
+    result.trace.push_back(info);
+    result.trace.back().weights = result.trace.back().bias = nullptr;
+    if (on_epoch && !on_epoch(info)) break;
+    if (info.stop_check && epoch >= s.min_epochs && last_primal - dual() <= s.tolerance * std::abs(last_primal)) {
+      result.converged = true;
+      break;
+    }
+    if (full && unshrink) unshrink_below /= 10;  // solved on the active set, not yet to tolerance
+    if (unshrink || (automatic && full && info.stop_check)) {
+      active.resize(n);
+      std::iota(active.begin(), active.end(), 0u);
+      violation_max_old = std::numeric_limits<double>::infinity();
+    }
+  }
+
+  split();
+  result.weights = std::move(w_out);
+  result.bias = bias;
+  result.iterations = t;
+  result.epochs = static_cast<double>(t) / static_cast<double>(n);
+  result.objective = lambda / 2 * squared_norm(W) + mean_loss(data, objective, result.weights, result.bias);
+  return result;
+}
+
 }  // namespace pegasos

@@ -35,8 +35,10 @@ TrainResult train_with_solver(const Dataset& data, const O& objective, const Eng
                               const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
   if constexpr (HingeDual<O>) {
     if (use_sdca(s, data.size())) return train_sdca(data, objective, s, on_epoch);
+  } else if constexpr (MulticlassDual<O>) {
+    if (use_sdca(s, data.size())) return train_sdca_multiclass(data, objective, s, on_epoch);
   } else {
-    if (s.solver == Solver::kSdca) throw ConfigError("solver: sdca trains the binary hinge objectives (and ova) only");
+    if (s.solver == Solver::kSdca) throw ConfigError("solver: sdca trains the hinge objectives only");
   }
   return train(data, objective, s, on_epoch);
 }

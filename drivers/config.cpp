@@ -74,7 +74,7 @@ const std::vector<ConfigKey>& config_keys() {
       {"source_model", "", "transfer: model file of the source domain (w_R)"},
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
       {"solver", "auto",
-       "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; hinge, weighted_hinge, transfer, ova) | "
+       "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective) | "
        "auto: sdca where λn < 10, else pegasos; pegasos whenever iterations, batch_size, projection, output, "
        "average_gamma or sampling is set"},
       {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
@@ -262,9 +262,8 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
     }
   }
   if (e.solver == Solver::kSdca) {
-    if (c.objective == "multiclass_hinge" || c.objective == "kernel_hinge") {
-      fail(origin, "solver", "sdca trains hinge, weighted_hinge, transfer and ova; objective '" + c.objective +
-                                 "' needs solver pegasos");
+    if (c.objective == "kernel_hinge") {
+      fail(origin, "solver", "sdca trains the linear objectives; kernel_hinge is kernel Pegasos (solver pegasos)");
     }
     if (e.bias == BiasMode::kUnregularized) {
       fail(origin, "solver", "sdca needs bias none or feature (the unregularized bias is Pegasos-only)");

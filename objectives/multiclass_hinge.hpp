@@ -42,6 +42,8 @@ class MulticlassHinge {
     return true;
   }
   double projection_radius(double lambda) const { return std::sqrt(mean_cost_) / std::sqrt(lambda); }
+  // The dual solver (core/sdca.hpp): the cost c_{y_i} of example i.
+  double example_cost(const RowView& x) const { return cost(x); }
 
  private:
   int most_violating(int y, const double* scores) const {
