@@ -181,8 +181,8 @@ TIMES_RE = re.compile(r"load ([0-9.]+)s, train ([0-9.]+)s")
 
 
 def pegasos_train(binary, objective, lam, normalize, train, model, extra=()):
-    cmd = [binary, "train", "--set", "objective=" + objective, "--set", "lambda=%r" % lam,
-           "--set", "normalize=" + normalize]
+    cmd = [binary, "train", "--set", "solver=pegasos", "--set", "objective=" + objective, "--set", "lambda=%r" % lam,
+           "--set", "normalize=" + normalize]  # the documented figures are Pegasos
     for kv in extra:
         cmd += ["--set", kv]
     cmd += [train, model]

@@ -30,7 +30,7 @@ def main():
     ap.add_argument("--data", default=default)
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--set", action="append", default=["normalize=l2", "lambda=1e-5"])
+    ap.add_argument("--set", action="append", default=["normalize=l2", "lambda=1e-5", "solver=pegasos"])
     args = ap.parse_args()
     best = {}
     with tempfile.TemporaryDirectory() as tmp:
