@@ -77,9 +77,9 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   // Shrinking (Hsieh et al. 2008, Sec. 3.2), with automatic stopping only: an
   // α_i at a bound whose gradient pushes it further out is left out of the
   // following passes; once the projected gradients of the remaining ones
-  // spread less than `unshrink_below`, all examples come back for a full pass,
-  // the only passes on which the duality gap is checked. Each full pass that
-  // fails the gap test makes the next shrunk phase go 10× deeper.
+  // spread less than `unshrink_below`, all examples come back for a full pass.
+  // When even a full pass has that small a spread (but the gap is not met),
+  // the threshold drops 10×, so the next shrunk phase goes deeper.
   const bool shrinking = automatic;
   double pg_max_old = std::numeric_limits<double>::infinity();
   double pg_min_old = -std::numeric_limits<double>::infinity();
@@ -177,12 +177,13 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
                        "; scale the features (e.g. to unit norm) or raise lambda");
     }
     // The exact gap needs a pass over the data: take it on a full pass when
-    // the visited losses say the tolerance may be met, or every 10th pass.
+    // the visited losses say the tolerance may be met, and every 10th pass
+    // in any case (P and D are global: a shrunk phase can have converged).
     // The estimate is O(1) (running sums), so a pass costs O(its nnz) only.
-    if (automatic && full) {
+    if (automatic) {
       const double estimate = lambda / 2 * sq_norm + visited_loss / static_cast<double>(n);
       const double dual_estimate = linear / static_cast<double>(n) - lambda / 2 * sq_norm;
-      info.stop_check = epoch % 10 == 0 || estimate - dual_estimate <= s.tolerance * std::abs(estimate);
+      info.stop_check = epoch % 10 == 0 || (full && estimate - dual_estimate <= s.tolerance * std::abs(estimate));
     }
     if (info.traced || info.stop_check) {
       last_primal = primal();
@@ -199,7 +200,7 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
       break;
     }
     if (full && unshrink) unshrink_below /= 10;  // solved on the active set, but not yet to tolerance
-    if (unshrink || (automatic && full && info.stop_check)) {
+    if (unshrink) {
       active.resize(n);
       std::iota(active.begin(), active.end(), 0u);
       pg_max_old = std::numeric_limits<double>::infinity();
@@ -321,7 +322,17 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
         if (g_min < std::numeric_limits<double>::infinity()) violation_max = std::max(violation_max, g_max - g_min);
       }
       const double A = sq[i];
-      if (A <= 0.0) continue;  // an empty row does not move W
+      if (A <= 0.0) {
+        // An empty row (bias none) does not move W, and D is linear in α_i:
+        // its maximum puts α_i^y at C_i (and −C_i on another class).
+        if (a[y] != cap[i]) {
+          sum_alpha_y += cap[i] - a[y];
+          std::fill(a, a + K, 0.0);
+          a[y] = cap[i];
+          a[y == 0 ? 1 : 0] = -cap[i];
+        }
+        continue;
+      }
       for (std::size_t m = 0; m < K; ++m) {
         b_coef[m] = scores[m] + (m == y ? 0.0 : 1.0) - A * a[m];
         d_sorted[m] = b_coef[m] + (m == y ? A * cap[i] : 0.0);
@@ -364,10 +375,10 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
       throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
                        "; scale the features (e.g. to unit norm) or raise lambda");
     }
-    if (automatic && full) {
+    if (automatic) {  // as in the binary solver
       const double estimate = lambda / 2 * sq_norm + visited_loss / static_cast<double>(n);
       const double dual_estimate = lambda * (sum_alpha_y - sq_norm / 2);
-      info.stop_check = epoch % 10 == 0 || estimate - dual_estimate <= s.tolerance * std::abs(estimate);
+      info.stop_check = epoch % 10 == 0 || (full && estimate - dual_estimate <= s.tolerance * std::abs(estimate));
     }
     if (info.traced || info.stop_check) {
       last_primal = primal();
@@ -384,7 +395,7 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
       break;
     }
     if (full && unshrink) unshrink_below /= 10;  // solved on the active set, not yet to tolerance
-    if (unshrink || (automatic && full && info.stop_check)) {
+    if (unshrink) {
       active.resize(n);
       std::iota(active.begin(), active.end(), 0u);
       violation_max_old = std::numeric_limits<double>::infinity();

@@ -215,3 +215,19 @@ TEST_CASE("sdca multiclass (Crammer-Singer): at the optimum by the reference's o
   peg.tolerance = 5e-4;
   CHECK(P <= train(ds, MulticlassHinge(4), peg).objective * (1 + 2 * s.tolerance));
 }
+
+TEST_CASE("sdca multiclass: an empty row does not keep it from converging", "[sdca][multiclass]") {
+  Dataset ds = fixtures::blobs(200, 4, 3, 41, 0.8);
+  ds.row_ptr.push_back(ds.row_ptr.back());  // an empty row of class 2: its loss is 1 whatever W is
+  ds.labels.push_back(2);
+  EngineSettings s = sdca(1e-2);
+  s.tolerance = 1e-5;
+  const TrainResult r = train_sdca_multiclass(ds, MulticlassHinge(3), s);
+  CHECK(r.converged);
+  CHECK(r.epochs < 500);
+  EngineSettings peg = s;
+  peg.solver = Solver::kPegasos;
+  peg.max_epochs = 200;
+  peg.tolerance = 5e-4;
+  CHECK(r.objective <= train(ds, MulticlassHinge(3), peg).objective * (1 + 2e-5));
+}
