@@ -37,6 +37,48 @@
 
 namespace pegasos {
 
+// The end of a pass, the same for both dual solvers: the trace point and the
+// stopping check. The exact gap needs a pass over the data: it is taken on a
+// full pass when the O(1) estimate from running sums (primal_estimate −
+// dual_estimate) says the tolerance may be met, and every 10th pass in any
+// case (P and D are global: a shrunk phase can have converged), or for a
+// trace. `primal()` also brings `weights` / `bias` up to date. Returns true
+// when training stops (converged, or on_epoch asked to).
+template <class Primal, class Dual>
+bool end_of_pass(const Dataset& data, const EngineSettings& s, int epoch, std::uint64_t t, std::uint64_t T,
+                 bool automatic, bool full, double sq_norm, double primal_estimate, double dual_estimate,
+                 Primal&& primal, Dual&& dual, const std::vector<double>& weights, const std::vector<double>& bias,
+                 TrainResult& result, const std::function<bool(const EpochInfo&)>& on_epoch) {
+  EpochInfo info;
+  info.iterations = t;
+  info.epoch = epoch;
+  info.traced = s.trace_objective && (epoch % std::max(1, s.trace_every) == 0 || t == T);
+  if (!std::isfinite(sq_norm)) {
+    throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
+                     "; scale the features (e.g. to unit norm) or raise lambda");
+  }
+  if (automatic) {
+    info.stop_check = epoch % 10 == 0 ||
+                      (full && primal_estimate - dual_estimate <= s.tolerance * std::abs(primal_estimate));
+  }
+  double exact_primal = 0.0;
+  if (info.traced || info.stop_check) {
+    exact_primal = primal();
+    info.sample_objective = exact_primal;
+    info.has_objective = true;
+    info.weights = &weights;
+    info.bias = &bias;
+  }
+  result.trace.push_back(info);
+  result.trace.back().weights = result.trace.back().bias = nullptr;
+  if (on_epoch && !on_epoch(info)) return true;
+  if (info.stop_check && epoch >= s.min_epochs && exact_primal - dual() <= s.tolerance * std::abs(exact_primal)) {
+    result.converged = true;
+    return true;
+  }
+  return false;
+}
+
 template <HingeDual O>
 TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSettings& s,
                        const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
@@ -101,7 +143,6 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   result.solver = "sdca";
   std::uint64_t t = 0;
   int epoch = 0;
-  double last_primal = 0.0;
   // Automatic stopping: at most max_epochs passes' worth of visits (shrunk
   // passes are short).
   if (automatic) T = static_cast<std::uint64_t>(s.max_epochs) * n;
@@ -168,35 +209,10 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
       }
     }
 
-    EpochInfo info;
-    info.iterations = t;
-    info.epoch = epoch;
-    info.traced = s.trace_objective && (epoch % std::max(1, s.trace_every) == 0 || t == T);
-    if (!std::isfinite(sq_norm)) {
-      throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
-                       "; scale the features (e.g. to unit norm) or raise lambda");
-    }
-    // The exact gap needs a pass over the data: take it on a full pass when
-    // the visited losses say the tolerance may be met, and every 10th pass
-    // in any case (P and D are global: a shrunk phase can have converged).
-    // The estimate is O(1) (running sums), so a pass costs O(its nnz) only.
-    if (automatic) {
-      const double estimate = lambda / 2 * sq_norm + visited_loss / static_cast<double>(n);
-      const double dual_estimate = linear / static_cast<double>(n) - lambda / 2 * sq_norm;
-      info.stop_check = epoch % 10 == 0 || (full && estimate - dual_estimate <= s.tolerance * std::abs(estimate));
-    }
-    if (info.traced || info.stop_check) {
-      last_primal = primal();
-      info.sample_objective = last_primal;
-      info.has_objective = true;
-      info.weights = &w;
-      info.bias = &bias;
-    }
-    result.trace.push_back(info);
-    result.trace.back().weights = result.trace.back().bias = nullptr;
-    if (on_epoch && !on_epoch(info)) break;
-    if (info.stop_check && epoch >= s.min_epochs && last_primal - dual() <= s.tolerance * std::abs(last_primal)) {
-      result.converged = true;
+    if (end_of_pass(data, s, epoch, t, T, automatic, full, sq_norm,
+                    lambda / 2 * sq_norm + visited_loss / static_cast<double>(n),
+                    linear / static_cast<double>(n) - lambda / 2 * sq_norm, primal, dual, w, bias, result,
+                    on_epoch)) {
       break;
     }
     if (full && unshrink) unshrink_below /= 10;  // solved on the active set, but not yet to tolerance
@@ -285,7 +301,6 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   result.solver = "sdca";
   std::uint64_t t = 0;
   int epoch = 0;
-  double last_primal = 0.0;
   while (t < T) {
     ++epoch;
     const bool full = active.size() == n;
@@ -367,31 +382,9 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
       violation_max_old = unshrink ? std::numeric_limits<double>::infinity() : violation_max;
     }
 
-    EpochInfo info;
-    info.iterations = t;
-    info.epoch = epoch;
-    info.traced = s.trace_objective && (epoch % std::max(1, s.trace_every) == 0 || t == T);
-    if (!std::isfinite(sq_norm)) {
-      throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
-                       "; scale the features (e.g. to unit norm) or raise lambda");
-    }
-    if (automatic) {  // as in the binary solver
-      const double estimate = lambda / 2 * sq_norm + visited_loss / static_cast<double>(n);
-      const double dual_estimate = lambda * (sum_alpha_y - sq_norm / 2);
-      info.stop_check = epoch % 10 == 0 || (full && estimate - dual_estimate <= s.tolerance * std::abs(estimate));
-    }
-    if (info.traced || info.stop_check) {
-      last_primal = primal();
-      info.sample_objective = last_primal;
-      info.has_objective = true;
-      info.weights = &w_out;
-      info.bias = &bias;
-    }
-    result.trace.push_back(info);
-    result.trace.back().weights = result.trace.back().bias = nullptr;
-    if (on_epoch && !on_epoch(info)) break;
-    if (info.stop_check && epoch >= s.min_epochs && last_primal - dual() <= s.tolerance * std::abs(last_primal)) {
-      result.converged = true;
+    if (end_of_pass(data, s, epoch, t, T, automatic, full, sq_norm,
+                    lambda / 2 * sq_norm + visited_loss / static_cast<double>(n),
+                    lambda * (sum_alpha_y - sq_norm / 2), primal, dual, w_out, bias, result, on_epoch)) {
       break;
     }
     if (full && unshrink) unshrink_below /= 10;  // solved on the active set, not yet to tolerance
