@@ -595,23 +595,28 @@ std::string canonical_label(std::string_view token) {
   return std::string(token);
 }
 
+void append_libsvm_pairs(std::string& out, const RowView& x) {
+  char buf[64];
+  for (std::uint32_t j = 0; j < x.nnz; ++j) {
+    char* p = buf;
+    if (j > 0) *p++ = ' ';
+    p = std::to_chars(p, buf + sizeof buf, std::uint64_t{x.indices[j]} + 1).ptr;
+    *p++ = ':';
+    p = std::to_chars(p, buf + sizeof buf, x.values[j]).ptr;
+    out.append(buf, p);
+  }
+}
+
 std::string to_libsvm_text(const Dataset& data, const std::vector<std::string>& label_text,
                            const std::string& unlabelled) {
   std::string out;
   out.reserve(static_cast<std::size_t>(data.nnz()) * 12 + data.size() * 4);
-  char buf[64];
   for (std::size_t i = 0; i < data.size(); ++i) {
     const int c = data.labels[i];
     out += c >= 0 ? label_text.at(static_cast<std::size_t>(c)) : unlabelled;
     const RowView x = data.row(i);
-    for (std::uint32_t j = 0; j < x.nnz; ++j) {
-      char* p = buf;
-      *p++ = ' ';
-      p = std::to_chars(p, buf + sizeof buf, std::uint64_t{x.indices[j]} + 1).ptr;
-      *p++ = ':';
-      p = std::to_chars(p, buf + sizeof buf, x.values[j]).ptr;
-      out.append(buf, p);
-    }
+    if (x.nnz > 0) out += ' ';
+    append_libsvm_pairs(out, x);
     out += '\n';
   }
   return out;

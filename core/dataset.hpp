@@ -22,6 +22,13 @@ struct RowView {
   std::size_t index = 0;   // row number in the dataset (for per-example state)
 };
 
+// start + ‖x‖², summed in double in index order.
+inline double squared_norm(const RowView& x, double start = 0.0) {
+  double sq = start;
+  for (std::uint32_t j = 0; j < x.nnz; ++j) sq += static_cast<double>(x.values[j]) * x.values[j];
+  return sq;
+}
+
 enum class DataFormat { kAuto, kLibsvm, kCsv };
 
 struct ReadOptions {
@@ -79,6 +86,10 @@ std::string canonical_label(std::string_view token);
 // The rows as LIBSVM text: `label_text[class id]` (rows without a label get
 // `unlabelled`), then 1-based index:value pairs, values written as the
 // shortest text that reads back to the same float.
+// Appends "i:v i:v ..." (1-based indices, values as the shortest text that
+// reads back to the same float), the feature part of a LIBSVM line.
+void append_libsvm_pairs(std::string& out, const RowView& x);
+
 std::string to_libsvm_text(const Dataset& data, const std::vector<std::string>& label_text,
                            const std::string& unlabelled = "0");
 

@@ -33,7 +33,7 @@ namespace pegasos {
 enum class OutputIterate { kLast, kAverage, kRandom };
 enum class Sampling { kUniform, kPermutation, kSequential, kBalanced };
 enum class BiasMode { kNone, kFeature, kUnregularized };
-// Pegasos (this file), SDCA (core/sdca.hpp, binary hinge objectives), or auto:
+// Pegasos (this file), SDCA (core/sdca.hpp, the linear hinge objectives), or auto:
 // SDCA where λn is small (see core/solver.hpp).
 enum class Solver { kPegasos, kSdca, kAuto };
 
@@ -261,10 +261,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   if (free_bias) {
     double max_sq = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
-      const RowView x = data.row(i);
-      double sq = 0.0;
-      for (std::uint32_t j = 0; j < x.nnz; ++j) sq += static_cast<double>(x.values[j]) * x.values[j];
-      max_sq = std::max(max_sq, sq);
+      max_sq = std::max(max_sq, squared_norm(data.row(i)));
     }
     const double w_bound = std::isfinite(radius) ? radius : objective.projection_radius(lambda);
     bias_bound = 1.0 + std::sqrt(max_sq) * w_bound;

@@ -46,14 +46,7 @@ void check_finite(double v, const std::string& what) {
 std::string format_row(const RowView& x) {
   std::string s;
   s.reserve(x.nnz * 12);
-  char buf[64];
-  for (std::uint32_t p = 0; p < x.nnz; ++p) {
-    if (p) s += ' ';
-    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<std::uint64_t>(x.indices[p]) + 1);
-    *r.ptr++ = ':';
-    r = std::to_chars(r.ptr, buf + sizeof buf, x.values[p]);
-    s.append(buf, r.ptr);
-  }
+  append_libsvm_pairs(s, x);
   return s;
 }
 

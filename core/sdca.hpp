@@ -97,9 +97,7 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   for (std::size_t i = 0; i < n; ++i) {
     const RowView x = data.row(i);
     signed_cost[i] = objective.signed_cost(x);
-    double q = B * B;
-    for (std::uint32_t j = 0; j < x.nnz; ++j) q += static_cast<double>(x.values[j]) * x.values[j];
-    sq[i] = q;
+    sq[i] = squared_norm(x, B * B);
     if constexpr (HasScoreOffset<O>) objective.add_offset(x, &offset[i]);
   }
 
@@ -260,9 +258,7 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   std::vector<double> W(rows * K, 0.0), alpha(n * K, 0.0), sq(n), cap(n);
   for (std::size_t i = 0; i < n; ++i) {
     const RowView x = data.row(i);
-    double q = B * B;
-    for (std::uint32_t j = 0; j < x.nnz; ++j) q += static_cast<double>(x.values[j]) * x.values[j];
-    sq[i] = q;
+    sq[i] = squared_norm(x, B * B);
     cap[i] = objective.example_cost(x) / (lambda * static_cast<double>(n));
   }
   std::vector<std::uint32_t> active(n);
@@ -276,7 +272,7 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   // with α_i = 0 whose margin exceeds the largest KKT violation of the
   // previous pass (max_m G_m − min_{m: α_m < cap} G_m, G_m = s_m + [m ≠ y])
   // is left out until the violations of the active examples drop below
-  // `unshrink_below`; then a full pass, the only kind on which the gap is checked.
+  // `unshrink_below`; then a full pass.
   const bool shrinking = automatic;
   double violation_max_old = std::numeric_limits<double>::infinity();
   double unshrink_below = 0.1;
