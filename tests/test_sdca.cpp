@@ -304,6 +304,21 @@ TEST_CASE("sdca multiclass: with class shrinking (10 classes, class costs) still
     }
     CHECK(cs_primal(ds, V, lambda, cost) >= P * (1 - 2 * s.tolerance));
   }
+  if (!costs) {  // no worse than the reference's long sub-gradient run (by its own primal)
+    reference::MulticlassProblem ref;
+    ref.classes = static_cast<int>(K);
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+      std::vector<double> row(ds.dimension + 1, 0.0);
+      const RowView x = ds.row(i);
+      for (std::uint32_t j = 0; j < x.nnz; ++j) row[x.indices[j]] = x.values[j];
+      row.back() = 1.0;
+      ref.x.push_back(row);
+      ref.y.push_back(ds.labels[i]);
+    }
+    CHECK(reference::multiclass_primal(ref, W, lambda) == Approx(P).epsilon(1e-12));
+    CHECK(P <= reference::multiclass_primal(ref, reference::multiclass_solve(ref, lambda, 4000), lambda) *
+                   (1 + 2 * s.tolerance));
+  }
   // A fixed number of passes (no shrinking: every class of every example is
   // visited each pass) reaches the same objective.
   EngineSettings fixed = s;
