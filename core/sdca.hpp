@@ -258,21 +258,27 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   std::uint64_t cd_visits = 0, cg_every = kCgEvery;
   std::vector<double> scratch;  // free_face_cg's dense vector
 
+  // The exact check calls primal() then dual() at the same t: ‖w‖² is
+  // summed once.
+  double w_sq = 0.0;
+  std::uint64_t w_sq_at = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t t = 0;
   auto primal = [&] {
     bias[0] = wb * B;
-    return lambda / 2 * (squared_norm(w) + wb * wb) + mean_loss(data, objective, w, bias);
+    w_sq = squared_norm(w);
+    w_sq_at = t;
+    return lambda / 2 * (w_sq + wb * wb) + mean_loss(data, objective, w, bias);
   };
   auto dual = [&] {
     double lin = 0.0;
     for (std::size_t i = 0; i < n; ++i) lin += alpha[i] * (1.0 - std::copysign(1.0, signed_cost[i]) * offset[i]);
-    return lin / static_cast<double>(n) - lambda / 2 * (squared_norm(w) + wb * wb);
+    return lin / static_cast<double>(n) - lambda / 2 * ((w_sq_at == t ? w_sq : squared_norm(w)) + wb * wb);
   };
 
   TrainResult result;
   result.dimension = dim;
   result.outputs = 1;
   result.solver = "sdca";
-  std::uint64_t t = 0;
   int epoch = 0;
   // Automatic stopping: at most max_epochs passes' worth of visits (shrunk
   // passes are short).
@@ -560,17 +566,32 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
     w_out.assign(W.begin(), W.begin() + static_cast<std::ptrdiff_t>(std::size_t{dim} * K));
     for (std::size_t m = 0; m < K; ++m) bias[m] = feature_bias ? W[std::size_t{dim} * K + m] * B : 0.0;
   };
+  // The exact check calls primal() then dual() at the same t: ‖W‖² (a sweep
+  // over d × K doubles) is summed once, in the sweep that copies W out, in
+  // the order squared_norm(W) would sum it.
+  double w_sq = 0.0;
+  std::uint64_t w_sq_at = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t t = 0;
   auto primal = [&] {
-    split();
-    return lambda / 2 * squared_norm(W) + mean_loss(data, objective, w_out, bias);
+    const std::size_t stored = std::size_t{dim} * K;
+    w_out.resize(stored);
+    double sum = 0.0;
+    for (std::size_t e = 0; e < stored; ++e) {
+      w_out[e] = W[e];
+      sum += W[e] * W[e];
+    }
+    for (std::size_t e = stored; e < W.size(); ++e) sum += W[e] * W[e];
+    for (std::size_t m = 0; m < K; ++m) bias[m] = feature_bias ? W[stored + m] * B : 0.0;
+    w_sq = sum;
+    w_sq_at = t;
+    return lambda / 2 * sum + mean_loss(data, objective, w_out, bias);
   };
-  auto dual = [&] { return lambda * (sum_alpha_y - squared_norm(W) / 2); };
+  auto dual = [&] { return lambda * (sum_alpha_y - (w_sq_at == t ? w_sq : squared_norm(W)) / 2); };
 
   TrainResult result;
   result.dimension = dim;
   result.outputs = static_cast<int>(K);
   result.solver = "sdca";
-  std::uint64_t t = 0;
   int epoch = 0;
   while (t < T) {
     ++epoch;
