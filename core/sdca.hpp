@@ -71,17 +71,63 @@ bool end_of_pass(const Dataset& data, const EngineSettings& s, int epoch, std::u
   }
   result.trace.push_back(info);
   result.trace.back().weights = result.trace.back().bias = nullptr;
-  if (on_epoch && !on_epoch(info)) return true;
+  if (on_epoch && !on_epoch(info)) {
+    result.stopped_by = StopReason::kCallback;
+    return true;
+  }
   if (info.stop_check && epoch >= s.min_epochs && exact_primal - dual() <= s.tolerance * std::abs(exact_primal)) {
     result.converged = true;
+    result.stopped_by = StopReason::kTolerance;
     return true;
   }
   return false;
 }
 
+// The visit budget of a dual run: iterations or epochs when given (a fixed
+// budget), else the cap of automatic stopping, max_epochs passes (or, at 0,
+// sized by κ = mean ‖x̃‖²/(λn) from the row norms `sq`).
+inline std::uint64_t sdca_visit_budget(const EngineSettings& s, const std::vector<double>& sq, bool& automatic) {
+  const std::size_t n = sq.size();
+  std::uint64_t T = s.iterations;
+  if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
+  automatic = T == 0;
+  if (!automatic) return T;
+  int cap = s.max_epochs;
+  if (cap <= 0) {
+    double sum = 0.0;
+    for (double v : sq) sum += v;
+    const double nd = static_cast<double>(std::max<std::size_t>(n, 1));
+    cap = automatic_epoch_cap(Solver::kSdca, sum / nd / (s.lambda * nd));
+  }
+  return static_cast<std::uint64_t>(cap) * n;
+}
+
+// Why a dual run ended, once its loop is left without a decision.
+inline void finish_stop_reason(TrainResult& result, bool automatic) {
+  if (result.stopped_by == StopReason::kBudget && automatic) result.stopped_by = StopReason::kMaxEpochs;
+}
+
+// The dual point of the binary problem from Pegasos' dual coefficients
+// (w = Σ_i A_i x̃_i, so α_i = λn·y_i·A_i), clipped into the box [0, c_i].
+template <HingeDual O>
+std::vector<double> alpha_from_coefficients(const Dataset& data, const O& objective, const EngineSettings& s,
+                                            const std::vector<double>& A) {
+  const std::size_t n = data.size();
+  const double lambda_n = s.lambda * static_cast<double>(n);
+  std::vector<double> alpha(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double yc = objective.signed_cost(data.row(i));
+    alpha[i] = std::clamp(lambda_n * std::copysign(1.0, yc) * A[i], 0.0, std::abs(yc));
+  }
+  return alpha;
+}
+
+// `warm` (optional): dual variables to start from (α_i in [0, c_i]; clipped),
+// e.g. a previous run's TrainResult::alpha; w starts as w(α).
 template <HingeDual O>
 TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSettings& s,
-                       const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+                       const std::function<bool(const EpochInfo&)>& on_epoch = {},
+                       const std::vector<double>* warm = nullptr) {
   const std::size_t n = data.size();
   const std::uint32_t dim = data.dimension;
   const double lambda = s.lambda;
@@ -106,14 +152,27 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   double sq_norm = 0.0;     // ‖w‖² + wb², kept incrementally (for the cheap gap estimate)
   double linear = 0.0;      // Σ α_i (1 − y_i o_i), kept incrementally
   std::vector<double> bias(1, 0.0);
+  if (warm != nullptr) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const double a = std::clamp((*warm)[i], 0.0, std::abs(signed_cost[i]));
+      if (a == 0.0) continue;
+      alpha[i] = a;
+      const double y = signed_cost[i] >= 0 ? 1.0 : -1.0;
+      linear += a * (1.0 - y * offset[i]);
+      const double step = a * y / lambda_n;
+      const RowView x = data.row(i);
+      for (std::uint32_t j = 0; j < x.nnz; ++j) w[x.indices[j]] += step * x.values[j];
+      wb += step * B;
+    }
+    sq_norm = squared_norm(w) + wb * wb;
+  }
   // Examples visited in the next pass (all of them, unless shrinking).
   std::vector<std::uint32_t> active(n);
   std::iota(active.begin(), active.end(), 0u);
   Rng rng(derive_seed(s.seed, 4));
 
-  std::uint64_t T = s.iterations;
-  if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
-  const bool automatic = T == 0;
+  bool automatic = false;
+  std::uint64_t T = sdca_visit_budget(s, sq, automatic);
   // Shrinking (Hsieh et al. 2008, Sec. 3.2), with automatic stopping only: an
   // α_i at a bound whose gradient pushes it further out is left out of the
   // following passes; once the projected gradients of the remaining ones
@@ -141,9 +200,6 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   result.solver = "sdca";
   std::uint64_t t = 0;
   int epoch = 0;
-  // Automatic stopping: at most max_epochs passes' worth of visits (shrunk
-  // passes are short).
-  if (automatic) T = static_cast<std::uint64_t>(s.max_epochs) * n;
   while (t < T) {
     ++epoch;
     const bool full = active.size() == n;
@@ -222,9 +278,12 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
     }
   }
 
+  finish_stop_reason(result, automatic);
+  result.dual_objective = dual();
   bias[0] = wb * B;
   result.weights = std::move(w);
   result.bias = bias;
+  result.alpha = std::move(alpha);
   result.iterations = t;
   result.epochs = static_cast<double>(t) / static_cast<double>(n);  // in full passes' worth of visits
   result.objective = lambda / 2 * (squared_norm(result.weights) + wb * wb) +
@@ -242,9 +301,42 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
 // new α_i minimises Σ_m (A/2 α_m² + B_m α_m) on the constraints, i.e.
 // α_m = min(C^m, (β − B_m)/A) with β the root of Σ_m α_m(β) = 0, found by
 // sorting D_m = B_m + A·C^m (the β at which α_m reaches its cap).
+// The Crammer-Singer dual point from Pegasos' dual coefficients (W = Σ_i A_i x̃_iᵀ,
+// the same parameterisation: α_i = A_i), made feasible: α_i^m ≤ 0 for m ≠ y_i,
+// α_i^{y_i} = −Σ_{m≠y_i} α_i^m, and the example scaled down to α_i^{y_i} ≤ C_i.
+template <MulticlassDual O>
+std::vector<double> alpha_from_coefficients(const Dataset& data, const O& objective, const EngineSettings& s,
+                                            const std::vector<double>& A) {
+  const std::size_t n = data.size();
+  const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
+  std::vector<double> alpha(n * K, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const RowView x = data.row(i);
+    const std::size_t y = static_cast<std::size_t>(x.label);
+    const double cap = objective.example_cost(x) / (s.lambda * static_cast<double>(n));
+    double* a = &alpha[i * K];
+    double sum = 0.0;
+    for (std::size_t m = 0; m < K; ++m) {
+      if (m == y) continue;
+      a[m] = std::min(A[i * K + m], 0.0);
+      sum += a[m];
+    }
+    a[y] = -sum;
+    if (a[y] > cap) {
+      const double shrink = cap / a[y];
+      for (std::size_t m = 0; m < K; ++m) a[m] *= shrink;
+      a[y] = std::min(a[y], cap);
+    }
+  }
+  return alpha;
+}
+
+// `warm` (optional): dual variables to start from (n × K, feasible; e.g. a
+// previous run's TrainResult::alpha); W starts as W(α).
 template <MulticlassDual O>
 TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const EngineSettings& s,
-                                  const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+                                  const std::function<bool(const EpochInfo&)>& on_epoch = {},
+                                  const std::vector<double>* warm = nullptr) {
   const std::size_t n = data.size();
   const std::uint32_t dim = data.dimension;
   const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
@@ -264,10 +356,8 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   std::vector<std::uint32_t> active(n);
   std::iota(active.begin(), active.end(), 0u);
   Rng rng(derive_seed(s.seed, 4));
-  std::uint64_t T = s.iterations;
-  if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
-  const bool automatic = T == 0;
-  if (automatic) T = static_cast<std::uint64_t>(s.max_epochs) * n;
+  bool automatic = false;
+  std::uint64_t T = sdca_visit_budget(s, sq, automatic);
   // Shrinking (automatic stopping only), as in the binary solver: an example
   // with α_i = 0 whose margin exceeds the largest KKT violation of the
   // previous pass (max_m G_m − min_{m: α_m < cap} G_m, G_m = s_m + [m ≠ y])
@@ -281,6 +371,20 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   double sq_norm = 0.0;      // ‖W‖², kept incrementally (for the cheap gap estimate)
   std::vector<double> scores(K), b_coef(K), d_sorted(K), fresh(K);
   std::vector<double> w_out, bias(K, 0.0);
+  if (warm != nullptr) {
+    alpha = *warm;
+    for (std::size_t i = 0; i < n; ++i) {
+      const RowView x = data.row(i);
+      const double* a = &alpha[i * K];
+      sum_alpha_y += a[x.label];
+      for (std::size_t m = 0; m < K; ++m) {
+        if (a[m] == 0.0) continue;
+        for (std::uint32_t j = 0; j < x.nnz; ++j) W[std::size_t{x.indices[j]} * K + m] += a[m] * x.values[j];
+        if (feature_bias) W[std::size_t{dim} * K + m] += a[m] * B;
+      }
+    }
+    sq_norm = squared_norm(W);
+  }
   auto split = [&] {  // the weights and biases as the model stores them
     w_out.assign(W.begin(), W.begin() + static_cast<std::ptrdiff_t>(std::size_t{dim} * K));
     for (std::size_t m = 0; m < K; ++m) bias[m] = feature_bias ? W[std::size_t{dim} * K + m] * B : 0.0;
@@ -391,9 +495,12 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
     }
   }
 
+  finish_stop_reason(result, automatic);
+  result.dual_objective = dual();
   split();
   result.weights = std::move(w_out);
   result.bias = bias;
+  result.alpha = std::move(alpha);
   result.iterations = t;
   result.epochs = static_cast<double>(t) / static_cast<double>(n);
   result.objective = lambda / 2 * squared_norm(W) + mean_loss(data, objective, result.weights, result.bias);
