@@ -39,7 +39,8 @@
 // The duality gap P − D is exact at every accepted point (the gradient pass
 // gives the loss), and a point that seems certified is confirmed after w is
 // recomputed from α from scratch. An uncertified result never has a lower
-// dual value than the starting point (the start is restored if it had).
+// dual value or a larger gap than the starting point (the start is restored
+// if it had).
 #pragma once
 
 #include <algorithm>
@@ -86,7 +87,7 @@ class HingeBoxQP {
     refresh();
     if (within_tolerance()) return finish();
     const std::vector<double> start = alpha_;
-    const double start_dual = dual_;
+    const double start_dual = dual_, start_gap = primal_ - dual_;
     // Start from the vertex of the box the margins point at (α_i = 0 where
     // the margin is above 1, c_i where below; see the top of the file).
     for (std::size_t i = 0; i < n_; ++i) {
@@ -116,7 +117,9 @@ class HingeBoxQP {
       }
       if (idle > kMaxIdle || !release()) break;
     }
-    if (!within_tolerance() && dual_ < start_dual) {  // never hand back a worse dual point
+    // Never hand back a worse point: a lower D, or a larger gap (a worse
+    // model where the caller stops uncertified).
+    if (!within_tolerance() && (dual_ < start_dual || primal_ - dual_ > start_gap)) {
       alpha_ = start;
       recompute_w();
       refresh();
@@ -382,7 +385,8 @@ class HingeBoxQP {
 // the P and D of the returned point, exact for w = w(α) computed afresh.
 // signed_cost[i] = y_i c_i, offset empty or o_i, B the value of the constant
 // bias feature (0: no bias). alpha (clipped into its box) seeds the start;
-// when the result is not certified its D is at least the starting point's.
+// when the result is not certified its D is at least, and its P − D at most,
+// the starting point's.
 // The caller's w, wb are overwritten with w(α) (w.size() must exceed every
 // feature index). Deterministic; single-threaded.
 inline PolishResult polish_hinge_dual(const Dataset& data, const std::vector<double>& signed_cost,
