@@ -27,8 +27,10 @@
 #include <limits>
 #include <numeric>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "core/box_qp.hpp"
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
 #include "core/errors.hpp"
@@ -193,6 +195,46 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
     for (std::size_t i = 0; i < n; ++i) lin += alpha[i] * (1.0 - std::copysign(1.0, signed_cost[i]) * offset[i]);
     return lin / static_cast<double>(n) - lambda / 2 * (squared_norm(w) + wb * wb);
   };
+  // --- Polish (core/box_qp.hpp), automatic stopping only -----------------
+  // Coordinate ascent is stalling when, at an exact gap check, the gap has
+  // not halved over the last kStallPasses passes' worth of visits and, at
+  // the rate seen over that window, would need more visits to reach the
+  // tolerance than the run has spent so far. The polish then gets as many
+  // row reads as coordinate ascent has made (a visit reads a row twice), so
+  // one that does not certify at most doubles the work; it never returns a
+  // worse dual point, and the next one needs another stall.
+  constexpr double kStallPasses = 50;
+  std::vector<std::pair<std::uint64_t, double>> checked_gaps;  // (visits, exact P − D) at the exact checks
+  double checked_primal = 0.0, checked_dual = 0.0;
+  bool checked = false;  // end_of_pass took the exact gap this pass
+  auto primal_checked = [&] { return checked_primal = primal(); };
+  auto dual_checked = [&] {
+    checked = true;
+    return checked_dual = dual();
+  };
+  auto stalling = [&](std::uint64_t t) {
+    if (!automatic || !checked) return false;
+    checked = false;
+    const double gap = checked_primal - checked_dual;
+    const double window = kStallPasses * static_cast<double>(n);
+    bool stalled = false;
+    for (auto it = checked_gaps.rbegin(); it != checked_gaps.rend(); ++it) {
+      const double span = static_cast<double>(t - it->first);
+      if (span < window) continue;
+      if (gap > it->second / 2) {
+        // Visits still needed at the rate gap ∝ ρ^visits seen over the window.
+        const double log_rate = std::log(gap / it->second) / span;
+        const double needed = log_rate < 0.0 ? std::log(s.tolerance * std::abs(checked_primal) / gap) / log_rate
+                                              : std::numeric_limits<double>::infinity();
+        stalled = needed > static_cast<double>(t);
+      }
+      break;
+    }
+    checked_gaps.emplace_back(t, gap);
+    if (stalled) checked_gaps.clear();  // the next polish only after another stall
+    return stalled;
+  };
+  // -------------------------------------------------------------------------
 
   TrainResult result;
   result.dimension = dim;
@@ -265,9 +307,29 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
 
     if (end_of_pass(data, s, epoch, t, T, automatic, full, sq_norm,
                     lambda / 2 * sq_norm + visited_loss / static_cast<double>(n),
-                    linear / static_cast<double>(n) - lambda / 2 * sq_norm, primal, dual, w, bias, result,
-                    on_epoch)) {
+                    linear / static_cast<double>(n) - lambda / 2 * sq_norm, primal_checked, dual_checked, w, bias,
+                    result, on_epoch)) {
       break;
+    }
+    if (stalling(t)) {
+      // The polish counts as one more pass in the trace and the stopping
+      // check (its exact P and D as the estimate), and its row reads (one
+      // dot product or axpy each, half a visit) against the visit budget.
+      const PolishResult polish = polish_hinge_dual(data, signed_cost, offset, lambda, B, alpha, w, wb, s.tolerance,
+                                                    2 * std::min(t, T - t));
+      t += std::min<std::uint64_t>(polish.row_visits / 2, T - t);
+      sq_norm = squared_norm(w) + wb * wb;
+      linear = 0.0;
+      for (std::size_t i = 0; i < n; ++i) linear += alpha[i] * (1.0 - std::copysign(1.0, signed_cost[i]) * offset[i]);
+      active.resize(n);  // α moved: shrinking starts over
+      std::iota(active.begin(), active.end(), 0u);
+      pg_max_old = std::numeric_limits<double>::infinity();
+      pg_min_old = -std::numeric_limits<double>::infinity();
+      if (end_of_pass(data, s, ++epoch, t, T, automatic, true, sq_norm, polish.primal, polish.dual, primal, dual, w,
+                      bias, result, on_epoch)) {
+        break;
+      }
+      continue;
     }
     if (full && unshrink) unshrink_below /= 10;  // solved on the active set, but not yet to tolerance
     if (unshrink) {
