@@ -353,6 +353,109 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   return result;
 }
 
+// The active classes of each example for the multiclass dual solver: a
+// permutation of 0..K−1 per example whose first count(i) entries are active.
+class MulticlassActiveSets {
+ public:
+  MulticlassActiveSets(std::size_t n, std::size_t K) : K_(K), classes_(n * K), count_(n, static_cast<std::uint32_t>(K)) {
+    for (std::size_t i = 0; i < n; ++i) std::iota(classes(i), classes(i) + K, 0u);
+  }
+  std::uint32_t* classes(std::size_t i) { return &classes_[i * K_]; }
+  std::size_t count(std::size_t i) const { return count_[i]; }
+  void set_count(std::size_t i, std::size_t k) {
+    shrunk_ += count_[i] - k;
+    count_[i] = static_cast<std::uint32_t>(k);
+  }
+  bool all_active() const { return shrunk_ == 0; }
+  void activate_all() {
+    std::fill(count_.begin(), count_.end(), static_cast<std::uint32_t>(K_));
+    shrunk_ = 0;
+  }
+
+ private:
+  std::size_t K_;
+  std::vector<std::uint32_t> classes_;
+  std::vector<std::uint32_t> count_;
+  std::size_t shrunk_ = 0;  // Σ_i (K − count(i))
+};
+
+// Ask the cache for the weights an example's visit reads: for each of its
+// features the active classes' entries of that feature's row of W (K
+// doubles), or the whole row when many classes are active.
+inline void prefetch_class_weights(const double* W, std::size_t K, const RowView& x, const std::uint32_t* cls,
+                                   std::size_t k) {
+  constexpr std::size_t kLine = 64 / sizeof(double);
+  for (std::uint32_t j = 0; j < x.nnz; ++j) {
+    const double* row = W + std::size_t{x.indices[j]} * K;
+    if (k * 2 > K / kLine + 1) {
+      for (std::size_t m = 0; m < K; m += kLine) __builtin_prefetch(row + m);
+      __builtin_prefetch(row + K - 1);
+    } else {
+      for (std::size_t p = 0; p < k; ++p) __builtin_prefetch(row + cls[p]);
+    }
+  }
+}
+
+// Scores of an example's active classes cls[0..k) (k ≥ 1) into scores[c]:
+// four classes at a time, each summed in a register in feature order (the
+// same sums as a loop over all classes).
+inline void active_class_scores(const double* W, std::size_t K, const double* bias_row, double B, const RowView& x,
+                                const std::uint32_t* cls, std::size_t k, double* scores) {
+  for (std::size_t p = 0; p < k; p += 4) {
+    // The last group repeats its last class to fill four lanes.
+    const std::size_t c0 = cls[p], c1 = cls[std::min(p + 1, k - 1)], c2 = cls[std::min(p + 2, k - 1)],
+                      c3 = cls[std::min(p + 3, k - 1)];
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    if (bias_row != nullptr) {
+      s0 = bias_row[c0] * B;
+      s1 = bias_row[c1] * B;
+      s2 = bias_row[c2] * B;
+      s3 = bias_row[c3] * B;
+    }
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      const double xj = x.values[j];
+      const double* row = W + std::size_t{x.indices[j]} * K;
+      s0 += xj * row[c0];
+      s1 += xj * row[c1];
+      s2 += xj * row[c2];
+      s3 += xj * row[c3];
+    }
+    scores[c0] = s0;
+    scores[c1] = s1;
+    scores[c2] = s2;
+    scores[c3] = s3;
+  }
+}
+
+// One example's Crammer-Singer sub-problem over its active classes cls[0..k):
+// with A = ‖x‖², G_m the gradient and caps C^y = cap, C^m = 0 (m ≠ y), the new
+// α minimises Σ_m (A/2 α_m² + B_m α_m), B_m = G_m − A α_m, subject to α_m ≤ C^m
+// and Σ_m α_m = 0 (inactive classes stay at 0): α_m = min(C^m, (β − B_m)/A),
+// with β from the r largest D_m = B_m + A·C^m, β = (Σ_{top r} D − A·cap)/r, r the
+// largest count with β < D_r. Writes fresh[m] for the active classes, the
+// classes whose α changed to moved[], and returns their number.
+inline std::size_t solve_cs_subproblem(const std::uint32_t* cls, std::size_t k, std::size_t y, double A, double cap,
+                                       const double* grad, const double* alpha, double* b_coef, double* d_sorted,
+                                       double* fresh, std::uint32_t* moved) {
+  for (std::size_t p = 0; p < k; ++p) {
+    const std::size_t m = cls[p];
+    b_coef[m] = grad[m] - A * alpha[m];
+    d_sorted[p] = b_coef[m] + (m == y ? A * cap : 0.0);
+  }
+  std::sort(d_sorted, d_sorted + k, std::greater<double>());
+  double beta = d_sorted[0] - A * cap;
+  std::size_t r = 1;
+  for (; r < k && beta < static_cast<double>(r) * d_sorted[r]; ++r) beta += d_sorted[r];
+  beta /= static_cast<double>(r);
+  std::size_t moves = 0;
+  for (std::size_t p = 0; p < k; ++p) {
+    const std::size_t m = cls[p];
+    fresh[m] = std::min(m == y ? cap : 0.0, (beta - b_coef[m]) / A);
+    if (fresh[m] != alpha[m]) moved[moves++] = static_cast<std::uint32_t>(m);
+  }
+  return moves;
+}
+
 // Crammer-Singer multiclass hinge, P(W) = λ/2 ‖W‖² + (1/n) Σ_i c_i max(0, 1 + max_{r≠y_i} s_r − s_{y_i}),
 // by dual coordinate ascent over one example's K dual variables at a time
 // (Crammer & Singer, JMLR 2001; the sequential dual method of Keerthi et al.,
@@ -420,18 +523,29 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   Rng rng(derive_seed(s.seed, 4));
   bool automatic = false;
   std::uint64_t T = sdca_visit_budget(s, sq, automatic);
-  // Shrinking (automatic stopping only), as in the binary solver: an example
-  // with α_i = 0 whose margin exceeds the largest KKT violation of the
-  // previous pass (max_m G_m − min_{m: α_m < cap} G_m, G_m = s_m + [m ≠ y])
-  // is left out until the violations of the active examples drop below
-  // `unshrink_below`; then a full pass.
+  // Shrinking (automatic stopping only), of classes within an example and of
+  // whole examples (Keerthi et al. 2008, Sec. 4): a class m ≠ y_i with
+  // α_i^m = 0 whose gradient G_m = s_m + 1 lies more than `shrink_margin`
+  // below min_{m': α_i^m' < cap} G_m' is left out of example i's score,
+  // sub-problem and W update; an example left with its label alone (then
+  // α_i = 0: its margin is met against every class) is left out of the
+  // passes. The margin is a tenth of the largest KKT violation of the
+  // previous pass (max_m G_m − min_{m: α_m < cap} G_m over the active
+  // classes; nothing is shrunk in the first pass). Once those violations drop
+  // below `unshrink_below`, every class of every example comes back for a
+  // full pass (classes are scored before they are shrunk, so its losses are
+  // exact); the exact gap that stops training is over all variables.
+  // Measured (31k documents, 28 classes, λn = 0.1): a tenth of the violation
+  // needs 2/3 of the score work of the whole violation at the same objective.
   const bool shrinking = automatic;
-  double violation_max_old = std::numeric_limits<double>::infinity();
+  MulticlassActiveSets sets(n, K);
+  double shrink_margin = std::numeric_limits<double>::infinity();
   double unshrink_below = 0.1;
 
   double sum_alpha_y = 0.0;  // Σ_i α_i^{y_i}, kept incrementally
   double sq_norm = 0.0;      // ‖W‖², kept incrementally (for the cheap gap estimate)
-  std::vector<double> scores(K), b_coef(K), d_sorted(K), fresh(K);
+  std::vector<double> scores(K), grad(K), b_coef(K), d_sorted(K), fresh(K), step(K);
+  std::vector<std::uint32_t> moved(K);
   std::vector<double> w_out, bias(K, 0.0);
   if (warm != nullptr) {
     alpha = *warm;
@@ -465,37 +579,72 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   int epoch = 0;
   while (t < T) {
     ++epoch;
-    const bool full = active.size() == n;
+    // Full: every class of every example is visited, so the visited losses
+    // are the losses (the gap estimate holds).
+    const bool full = active.size() == n && sets.all_active();
     rng.shuffle(std::span<std::uint32_t>(active));
     const std::size_t visits = static_cast<std::size_t>(std::min<std::uint64_t>(active.size(), T - t));
     double visited_loss = 0.0;  // Σ c_i ξ_i at the visits (an estimate, exact once W settles)
     double violation_max = 0.0;
     std::size_t kept = 0;
     for (std::size_t v = 0; v < visits; ++v, ++t) {
+      // Three-stage prefetch (as in the Pegasos engine): where the row three
+      // visits ahead starts, that row two ahead and its per-example state,
+      // and the weights of the next one, each stage reading only what the
+      // previous one fetched.
+      if (v + 3 < visits) prefetch_row_start(data, active[v + 3]);
+      if (v + 2 < visits) {
+        const std::uint32_t i2 = active[v + 2];
+        prefetch_row(data.row(i2));
+        __builtin_prefetch(sets.classes(i2));
+        __builtin_prefetch(&alpha[std::size_t{i2} * K]);
+      }
+      if (v + 1 < visits) {
+        const std::uint32_t i1 = active[v + 1];
+        prefetch_class_weights(W.data(), K, data.row(i1), sets.classes(i1), sets.count(i1));
+      }
       const std::uint32_t i = active[v];
       const RowView x = data.row(i);
       const std::size_t y = static_cast<std::size_t>(x.label);
-      for (std::size_t m = 0; m < K; ++m) scores[m] = feature_bias ? W[std::size_t{dim} * K + m] * B : 0.0;
-      for (std::uint32_t j = 0; j < x.nnz; ++j) {
-        const double xj = x.values[j];
-        const double* row = &W[std::size_t{x.indices[j]} * K];
-        for (std::size_t m = 0; m < K; ++m) scores[m] += xj * row[m];
-      }
-      double worst = -std::numeric_limits<double>::infinity();
-      for (std::size_t m = 0; m < K; ++m) {
-        if (m != y) worst = std::max(worst, 1.0 + scores[m] - scores[y]);
-      }
-      if (worst > 0.0) visited_loss += cap[i] * lambda * static_cast<double>(n) * worst;
-      double* a = &alpha[std::size_t{i} * K];
-      if (shrinking) {
-        if (a[y] == 0.0 && -worst > violation_max_old) continue;  // shrink: α_i stays 0
-        active[kept++] = i;
-        double g_max = -std::numeric_limits<double>::infinity(), g_min = std::numeric_limits<double>::infinity();
-        for (std::size_t m = 0; m < K; ++m) {
-          const double g = scores[m] + (m == y ? 0.0 : 1.0);
-          g_max = std::max(g_max, g);
-          if (a[m] < (m == y ? cap[i] : 0.0)) g_min = std::min(g_min, g);
+      std::uint32_t* cls = sets.classes(i);
+      std::size_t k = sets.count(i);
+      // Scores of the active classes.
+      if (k == K) {
+        for (std::size_t m = 0; m < K; ++m) scores[m] = feature_bias ? W[std::size_t{dim} * K + m] * B : 0.0;
+        for (std::uint32_t j = 0; j < x.nnz; ++j) {
+          const double xj = x.values[j];
+          const double* row = &W[std::size_t{x.indices[j]} * K];
+          for (std::size_t m = 0; m < K; ++m) scores[m] += xj * row[m];
         }
+      } else {
+        active_class_scores(W.data(), K, feature_bias ? &W[std::size_t{dim} * K] : nullptr, B, x, cls, k,
+                            scores.data());
+      }
+      double* a = &alpha[std::size_t{i} * K];
+      // G_m = s_m + [m ≠ y] (the gradient of the minimisation form, up to a
+      // constant), its largest value over the active classes and its smallest
+      // over the active ones below their cap.
+      double g_max = -std::numeric_limits<double>::infinity(), g_min = std::numeric_limits<double>::infinity();
+      for (std::size_t p = 0; p < k; ++p) {
+        const std::size_t m = cls[p];
+        const double g = scores[m] + (m == y ? 0.0 : 1.0);
+        grad[m] = g;
+        g_max = std::max(g_max, g);
+        if (a[m] < (m == y ? cap[i] : 0.0)) g_min = std::min(g_min, g);
+      }
+      if (full && g_max - grad[y] > 0.0) visited_loss += cap[i] * lambda * static_cast<double>(n) * (g_max - grad[y]);
+      if (shrinking) {
+        for (std::size_t p = 0; p < k;) {
+          const std::size_t m = cls[p];
+          if (m != y && a[m] == 0.0 && g_min - grad[m] > shrink_margin) {
+            std::swap(cls[p], cls[--k]);  // shrink class m: α_i^m stays 0
+          } else {
+            ++p;
+          }
+        }
+        sets.set_count(i, k);
+        if (k == 1) continue;  // only y_i left, so α_i = 0: shrink the example
+        active[kept++] = i;
         if (g_min < std::numeric_limits<double>::infinity()) violation_max = std::max(violation_max, g_max - g_min);
       }
       const double A = sq[i];
@@ -510,30 +659,27 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
         }
         continue;
       }
-      for (std::size_t m = 0; m < K; ++m) {
-        b_coef[m] = scores[m] + (m == y ? 0.0 : 1.0) - A * a[m];
-        d_sorted[m] = b_coef[m] + (m == y ? A * cap[i] : 0.0);
-      }
-      std::sort(d_sorted.begin(), d_sorted.end(), std::greater<double>());
-      double beta = d_sorted[0] - A * cap[i];
-      std::size_t r = 1;
-      for (; r < K && beta < static_cast<double>(r) * d_sorted[r]; ++r) beta += d_sorted[r];
-      beta /= static_cast<double>(r);
-      bool moved = false;
-      for (std::size_t m = 0; m < K; ++m) {
-        fresh[m] = std::min(m == y ? cap[i] : 0.0, (beta - b_coef[m]) / A);
-        moved = moved || fresh[m] != a[m];
-      }
-      if (!moved) continue;
-      for (std::size_t m = 0; m < K; ++m) {
+      if (!(g_max > g_min)) continue;  // the sub-problem is solved already
+      const std::size_t moves = solve_cs_subproblem(cls, k, y, A, cap[i], grad.data(), a, b_coef.data(),
+                                                    d_sorted.data(), fresh.data(), moved.data());
+      if (moves == 0) continue;
+      for (std::size_t q = 0; q < moves; ++q) {
+        const std::size_t m = moved[q];
         const double delta = fresh[m] - a[m];
-        if (delta == 0.0) continue;
         // ‖W + δ x e_mᵀ‖² = ‖W‖² + 2δ (w_m·x) + δ² A (scores include the bias column).
         sq_norm += 2.0 * delta * scores[m] + delta * delta * A;
-        for (std::uint32_t j = 0; j < x.nnz; ++j) W[std::size_t{x.indices[j]} * K + m] += delta * x.values[j];
-        if (feature_bias) W[std::size_t{dim} * K + m] += delta * B;
         if (m == y) sum_alpha_y += delta;
+        step[q] = delta;
         a[m] = fresh[m];
+      }
+      // W += Σ_moved δ_m x e_mᵀ, feature by feature (one row of W at a time).
+      for (std::uint32_t j = 0; j < x.nnz; ++j) {
+        const double xj = x.values[j];
+        double* row = &W[std::size_t{x.indices[j]} * K];
+        for (std::size_t q = 0; q < moves; ++q) row[moved[q]] += step[q] * xj;
+      }
+      if (feature_bias) {
+        for (std::size_t q = 0; q < moves; ++q) W[std::size_t{dim} * K + moved[q]] += step[q] * B;
       }
     }
     bool unshrink = false;
@@ -541,7 +687,7 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
       for (std::size_t v = visits; v < active.size(); ++v) active[kept++] = active[v];  // not reached: stay
       active.resize(kept);
       unshrink = violation_max <= unshrink_below;
-      violation_max_old = unshrink ? std::numeric_limits<double>::infinity() : violation_max;
+      shrink_margin = violation_max / 10;
     }
 
     if (end_of_pass(data, s, epoch, t, T, automatic, full, sq_norm,
@@ -553,7 +699,7 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
     if (unshrink) {
       active.resize(n);
       std::iota(active.begin(), active.end(), 0u);
-      violation_max_old = std::numeric_limits<double>::infinity();
+      sets.activate_all();
     }
   }
 

@@ -235,3 +235,100 @@ TEST_CASE("sdca multiclass: an empty row does not keep it from converging", "[sd
   peg.tolerance = 5e-4;
   CHECK(r.objective <= train(ds, MulticlassHinge(3), peg).objective * (1 + 2e-5));
 }
+
+namespace {
+
+// The Crammer-Singer primal with class costs, computed densely here (no code
+// shared with the engine): λ/2 ‖W‖² (bias included) + mean c_{y_i} ξ_i.
+// W[m] = class m's weights over ds.dimension features, then its bias.
+double cs_primal(const Dataset& ds, const std::vector<std::vector<double>>& W, double lambda,
+                 const std::vector<double>& cost) {
+  double sq = 0.0, loss = 0.0;
+  for (const auto& w : W) {
+    for (double v : w) sq += v * v;
+  }
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const RowView x = ds.row(i);
+    std::vector<double> s(W.size(), 0.0);
+    for (std::size_t m = 0; m < W.size(); ++m) {
+      s[m] = W[m].back();
+      for (std::uint32_t j = 0; j < x.nnz; ++j) s[m] += W[m][x.indices[j]] * x.values[j];
+    }
+    double worst = -1e300;
+    for (std::size_t m = 0; m < W.size(); ++m) {
+      if (static_cast<int>(m) != x.label) worst = std::max(worst, s[m]);
+    }
+    const double c = cost.empty() ? 1.0 : cost[static_cast<std::size_t>(x.label)];
+    loss += c * std::max(0.0, 1.0 + worst - s[static_cast<std::size_t>(x.label)]);
+  }
+  return lambda / 2 * sq + loss / static_cast<double>(ds.size());
+}
+
+std::vector<std::vector<double>> class_rows(const TrainResult& r, std::uint32_t dim, std::size_t K) {
+  std::vector<std::vector<double>> W(K, std::vector<double>(dim + 1, 0.0));
+  for (std::size_t m = 0; m < K; ++m) {
+    for (std::uint32_t j = 0; j < dim; ++j) W[m][j] = r.weights[j * K + m];
+    W[m][dim] = r.bias[m];
+  }
+  return W;
+}
+
+}  // namespace
+
+TEST_CASE("sdca multiclass: with class shrinking (10 classes, class costs) still at the optimum", "[sdca][multiclass]") {
+  // 10 classes around 6 centres (classes k and k + 6 overlap): most examples
+  // end with a few competing classes, so most (example, class) pairs are shrunk.
+  const double lambda = GENERATE(1e-4, 1e-3, 1e-2);
+  const bool costs = GENERATE(false, true);
+  CAPTURE(lambda, costs);
+  const std::size_t K = 10;
+  const Dataset ds = fixtures::blobs(500, 6, static_cast<int>(K), 43, 0.9);
+  std::vector<double> cost;
+  double mean_cost = 1.0;
+  if (costs) {
+    cost = {0.5, 2.0, 1.0, 1.5, 0.7, 1.0, 3.0, 1.0, 0.9, 1.2};
+    mean_cost = 0.0;
+    for (std::size_t i = 0; i < ds.size(); ++i) mean_cost += cost[static_cast<std::size_t>(ds.labels[i])] / 500.0;
+  }
+  const MulticlassHinge objective(static_cast<int>(K), cost, mean_cost);
+  EngineSettings s = sdca(lambda, BiasMode::kFeature);
+  s.tolerance = 1e-5;
+  const TrainResult r = train_sdca_multiclass(ds, objective, s);
+  CHECK(r.converged);
+  const auto W = class_rows(r, ds.dimension, K);
+  const double P = cs_primal(ds, W, lambda, cost);
+  CHECK(P == Approx(r.objective).epsilon(1e-12));
+  // Optimal independently of the solver's own gap: no small step lowers P.
+  Rng rng(9);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::vector<double>> V = W;
+    const double eps = trial % 2 == 0 ? 1e-3 : 1e-5;
+    for (auto& w : V) {
+      for (double& v : w) v += eps * (rng.uniform() - 0.5);
+    }
+    CHECK(cs_primal(ds, V, lambda, cost) >= P * (1 - 2 * s.tolerance));
+  }
+  // A fixed number of passes (no shrinking: every class of every example is
+  // visited each pass) reaches the same objective.
+  EngineSettings fixed = s;
+  fixed.epochs = 1500;
+  const TrainResult plain = train_sdca_multiclass(ds, objective, fixed);
+  CHECK(r.objective <= plain.objective * (1 + 2 * s.tolerance));
+  CHECK(plain.objective <= r.objective * (1 + 2 * s.tolerance));
+  CHECK(r.epochs < 0.5 * plain.epochs);
+}
+
+TEST_CASE("sdca multiclass: with shrinking the same seed gives the same weights bit for bit", "[sdca][multiclass]") {
+  const Dataset ds = fixtures::blobs(300, 12, 10, 47, 0.9);
+  EngineSettings s = sdca(3e-3, BiasMode::kFeature);
+  s.tolerance = 1e-4;
+  const TrainResult a = train_sdca_multiclass(ds, MulticlassHinge(10), s);
+  const TrainResult b = train_sdca_multiclass(ds, MulticlassHinge(10), s);
+  CHECK(a.converged);
+  CHECK(bits(a.weights) == bits(b.weights));
+  CHECK(bits(a.bias) == bits(b.bias));
+  CHECK(a.iterations == b.iterations);
+  s.seed = 7;
+  const TrainResult c = train_sdca_multiclass(ds, MulticlassHinge(10), s);
+  CHECK(bits(a.weights) != bits(c.weights));
+}
