@@ -534,7 +534,8 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   // classes; nothing is shrunk in the first pass). Once those violations drop
   // below `unshrink_below`, every class of every example comes back for a
   // full pass (classes are scored before they are shrunk, so its losses are
-  // exact); the exact gap that stops training is over all variables.
+  // exact); when even a full pass is below it, it drops 10×. The exact gap
+  // that stops training is over all variables.
   // Measured (31k documents, 28 classes, λn = 0.1): a tenth of the violation
   // needs 2/3 of the score work of the whole violation at the same objective.
   const bool shrinking = automatic;
@@ -682,11 +683,20 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
         for (std::size_t q = 0; q < moves; ++q) W[std::size_t{dim} * K + moved[q]] += step[q] * B;
       }
     }
-    bool unshrink = false;
+    bool unshrink = false, tighten = false;
     if (shrinking) {
       for (std::size_t v = visits; v < active.size(); ++v) active[kept++] = active[v];  // not reached: stay
       active.resize(kept);
-      unshrink = violation_max <= unshrink_below;
+      // Solved on the active set: after a shrunk pass, everything comes back
+      // for a full pass; after a full pass (not yet at the tolerance), the
+      // threshold drops and the shrinking done in that pass stands.
+      if (violation_max <= unshrink_below) {
+        if (full) {
+          tighten = true;
+        } else {
+          unshrink = true;
+        }
+      }
       shrink_margin = violation_max / 10;
     }
 
@@ -695,7 +705,7 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
                     lambda * (sum_alpha_y - sq_norm / 2), primal, dual, w_out, bias, result, on_epoch)) {
       break;
     }
-    if (full && unshrink) unshrink_below /= 10;  // solved on the active set, not yet to tolerance
+    if (tighten) unshrink_below /= 10;
     if (unshrink) {
       active.resize(n);
       std::iota(active.begin(), active.end(), 0u);
