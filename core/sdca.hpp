@@ -109,6 +109,41 @@ inline void finish_stop_reason(TrainResult& result, bool automatic) {
   if (result.stopped_by == StopReason::kBudget && automatic) result.stopped_by = StopReason::kMaxEpochs;
 }
 
+// Coordinate ascent is stalling when, at an exact gap check, the gap has not
+// halved over the last kStallPasses passes' worth of visits and, at the rate
+// seen over that window, would need more visits to reach the tolerance than
+// the run has spent so far. Feed it every exact check (visits so far, P, D);
+// after a stall the history starts over, so the next one needs a new window.
+class StallRule {
+ public:
+  static constexpr double kStallPasses = 50;
+  StallRule(std::size_t n, double tolerance) : n_(static_cast<double>(n)), tolerance_(tolerance) {}
+  bool check(std::uint64_t t, double primal, double dual) {
+    const double gap = primal - dual;
+    const double window = kStallPasses * n_;
+    bool stalled = false;
+    for (auto it = gaps_.rbegin(); it != gaps_.rend(); ++it) {
+      const double span = static_cast<double>(t - it->first);
+      if (span < window) continue;
+      if (gap > it->second / 2) {
+        // Visits still needed at the rate gap ∝ ρ^visits seen over the window.
+        const double log_rate = std::log(gap / it->second) / span;
+        const double needed = log_rate < 0.0 ? std::log(tolerance_ * std::abs(primal) / gap) / log_rate
+                                              : std::numeric_limits<double>::infinity();
+        stalled = needed > static_cast<double>(t);
+      }
+      break;
+    }
+    gaps_.emplace_back(t, gap);
+    if (stalled) gaps_.clear();
+    return stalled;
+  }
+
+ private:
+  double n_, tolerance_;
+  std::vector<std::pair<std::uint64_t, double>> gaps_;  // (visits, exact P − D) at the exact checks
+};
+
 // The dual point of the binary problem from Pegasos' dual coefficients
 // (w = Σ_i A_i x̃_i, so α_i = λn·y_i·A_i), clipped into the box [0, c_i].
 template <HingeDual O>
@@ -196,15 +231,11 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
     return lin / static_cast<double>(n) - lambda / 2 * (squared_norm(w) + wb * wb);
   };
   // --- Polish (core/box_qp.hpp), automatic stopping only -----------------
-  // Coordinate ascent is stalling when, at an exact gap check, the gap has
-  // not halved over the last kStallPasses passes' worth of visits and, at
-  // the rate seen over that window, would need more visits to reach the
-  // tolerance than the run has spent so far. The polish then gets as many
-  // row reads as coordinate ascent has made (a visit reads a row twice), so
-  // one that does not certify at most doubles the work; it never returns a
+  // When coordinate ascent stalls (StallRule), the polish gets as many row
+  // reads as coordinate ascent has made (a visit reads a row twice), so one
+  // that does not certify at most doubles the work; it never returns a
   // worse dual point, and the next one needs another stall.
-  constexpr double kStallPasses = 50;
-  std::vector<std::pair<std::uint64_t, double>> checked_gaps;  // (visits, exact P − D) at the exact checks
+  StallRule stall(n, s.tolerance);
   double checked_primal = 0.0, checked_dual = 0.0;
   bool checked = false;  // end_of_pass took the exact gap this pass
   auto primal_checked = [&] { return checked_primal = primal(); };
@@ -215,24 +246,7 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   auto stalling = [&](std::uint64_t t) {
     if (!automatic || !checked) return false;
     checked = false;
-    const double gap = checked_primal - checked_dual;
-    const double window = kStallPasses * static_cast<double>(n);
-    bool stalled = false;
-    for (auto it = checked_gaps.rbegin(); it != checked_gaps.rend(); ++it) {
-      const double span = static_cast<double>(t - it->first);
-      if (span < window) continue;
-      if (gap > it->second / 2) {
-        // Visits still needed at the rate gap ∝ ρ^visits seen over the window.
-        const double log_rate = std::log(gap / it->second) / span;
-        const double needed = log_rate < 0.0 ? std::log(s.tolerance * std::abs(checked_primal) / gap) / log_rate
-                                              : std::numeric_limits<double>::infinity();
-        stalled = needed > static_cast<double>(t);
-      }
-      break;
-    }
-    checked_gaps.emplace_back(t, gap);
-    if (stalled) checked_gaps.clear();  // the next polish only after another stall
-    return stalled;
+    return stall.check(t, checked_primal, checked_dual);
   };
   // -------------------------------------------------------------------------
 
