@@ -16,6 +16,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,9 +63,15 @@ struct EngineSettings {
   // estimate is below `tolerance`·P_E, or at max_epochs. P_E is evaluated
   // after each of the first 32 epochs, then every 2nd up to 64, every 4th up
   // to 128, ... (the baseline is the latest evaluated epoch ≤ E/2).
+  //
+  // The estimate is not a certificate (it is small on any plateau): see
+  // PegasosHooks for what happens when it fires, and core/solver.hpp for how
+  // a run is certified by a duality gap.
   double tolerance = 5e-4;
   int min_epochs = 2;
-  int max_epochs = 200;
+  // Cap of automatic stopping, in epochs (Pegasos) or passes' worth of
+  // visits (SDCA); 0 = sized by the solver from the problem (solver.hpp).
+  int max_epochs = 0;
   std::size_t stop_sample = 100000;
   // Compute the sample objective after every epoch even with a fixed number
   // of steps (for traces / progress); costs one pass over the sample.
@@ -104,6 +111,15 @@ struct EpochInfo {
   const std::vector<double>* bias = nullptr;
 };
 
+// Why training ended.
+enum class StopReason {
+  kTolerance,  // a duality gap certifies P − P* ≤ tolerance·P (converged)
+  kEstimate,   // Pegasos' progress estimate fired and nothing could certify it
+  kMaxEpochs,  // automatic stopping reached its cap (max_epochs) first
+  kBudget,     // the requested epochs / iterations ran
+  kCallback,   // the on_epoch callback asked to stop
+};
+
 struct TrainResult {
   std::uint32_t dimension = 0;
   int outputs = 1;
@@ -111,11 +127,64 @@ struct TrainResult {
   std::vector<double> bias;     // K entries (0 for BiasMode::kNone)
   std::uint64_t iterations = 0;
   double epochs = 0.0;
-  bool converged = false;       // automatic stopping met its tolerance
+  // True only when a duality gap certifies it: objective − dual_objective ≤
+  // tolerance·objective (stopped_by == kTolerance).
+  bool converged = false;
+  StopReason stopped_by = StopReason::kBudget;
   double objective = 0.0;       // P on the whole training set, output iterate
+  // A lower bound on the optimum P* (a dual objective value), −∞ when none
+  // was computed: P* lies in [dual_objective, objective].
+  double dual_objective = -std::numeric_limits<double>::infinity();
   const char* solver = "pegasos";  // which solver produced it (core/solver.hpp)
+  // SDCA: the dual variables α (n × K) at the end, to warm-start from.
+  std::vector<double> alpha;
+  // Pegasos with PegasosHooks::track_dual: the dual coefficients of the
+  // output iterate, W = Σ_i A_i x̃_i (n × K, x̃ with the bias feature).
+  std::vector<double> dual_coefficients;
   std::vector<EpochInfo> trace;
+
+  // (P − D)/|P|, +∞ without a bound.
+  double relative_gap() const {
+    if (!std::isfinite(dual_objective)) return std::numeric_limits<double>::infinity();
+    return (objective - dual_objective) / std::max(std::abs(objective), std::numeric_limits<double>::min());
+  }
 };
+
+// What the Pegasos engine does when its progress estimate fires.
+enum class EstimateVerdict {
+  kContinue,   // not certified: train on (the estimate was fooled by a plateau)
+  kConverged,  // certified by a duality gap: stop, converged
+  kStop,       // stop here without a claim (e.g. a dual solver takes over)
+};
+
+// Optional parts of a Pegasos run (see train()).
+struct PegasosHooks {
+  // Keep the dual coefficients A of the iterates: every update
+  // W += c·x̃_i is mirrored as A_i += c, every shrink and projection scales
+  // A as W, and A is averaged as W is, so W = Σ_i A_i x̃_i holds for the
+  // last and the averaged iterate alike (O(K) per update, n × K memory).
+  // With permutation sampling each A_i stays inside the dual's box (an
+  // example is used at most once per epoch), which makes A a dual-feasible
+  // point whose dual value bounds the optimum (core/solver.hpp).
+  bool track_dual = false;
+  // Called when the progress estimate says the tolerance may be met, with
+  // the output iterate and (track_dual) its dual coefficients. Without it
+  // the run stops there, not converged (kEstimate).
+  std::function<EstimateVerdict(const std::vector<double>& weights, const std::vector<double>& bias,
+                                const std::vector<double>& dual_coefficients)>
+      at_estimate;
+};
+
+inline const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::kTolerance: return "tolerance";
+    case StopReason::kEstimate: return "estimate";
+    case StopReason::kMaxEpochs: return "max_epochs";
+    case StopReason::kBudget: return "budget";
+    case StopReason::kCallback: return "callback";
+  }
+  return "?";
+}
 
 // Scores W·x + b (+ objective offset) of one row for given dense weights.
 template <Objective O>
@@ -163,6 +232,18 @@ inline double squared_norm(const std::vector<double>& w) {
   double s = 0.0;
   for (double v : w) s += v * v;
   return s;
+}
+
+// The primal objective P = λ/2 (‖w‖² + ‖b/B‖² when the bias is the weight
+// B·(b/B) of a constant feature B) + mean data loss, on the whole set.
+template <Objective O>
+double primal_objective(const Dataset& data, const O& objective, const EngineSettings& s,
+                        const std::vector<double>& w, const std::vector<double>& bias) {
+  double sq = squared_norm(w);
+  if (s.bias == BiasMode::kFeature) {
+    for (double v : bias) sq += (v / s.bias_feature_value) * (v / s.bias_feature_value);
+  }
+  return s.lambda / 2 * sq + mean_loss(data, objective, w, bias);
 }
 
 // Ask the cache for a row's indices and values (non-blocking).
@@ -233,13 +314,46 @@ class Sampler {
   std::vector<std::vector<std::size_t>> by_class_;
 };
 
+// κ = mean ‖x̃_i‖² / (λn), x̃ with the bias feature: the condition number that
+// sets both solvers' pace (SGD needs on the order of κ/ε epochs for a relative
+// gap ε, dual coordinate ascent (1 + κ)·log(1/ε) passes at worst).
+inline double condition_number(const Dataset& data, const EngineSettings& s) {
+  const double b2 = s.bias == BiasMode::kFeature ? s.bias_feature_value * s.bias_feature_value : 0.0;
+  double sum = 0.0;
+  for (std::size_t i = 0; i < data.size(); ++i) sum += squared_norm(data.row(i), b2);
+  const double n = static_cast<double>(std::max<std::size_t>(data.size(), 1));
+  return sum / n / (s.lambda * n);
+}
+
+// The cap of automatic stopping when max_epochs is 0 (sized by the problem):
+// epochs for Pegasos, passes' worth of visits for SDCA.
+inline int automatic_epoch_cap(Solver solver, double kappa) {
+  const double k = std::isfinite(kappa) ? std::max(kappa, 0.0) : 1e9;
+  if (solver == Solver::kSdca) return static_cast<int>(std::clamp(std::ceil(100.0 * (1.0 + k)), 1000.0, 20000.0));
+  return static_cast<int>(std::clamp(std::ceil(50.0 * (1.0 + k)), 200.0, 1000.0));
+}
+
+// The progress estimate of automatic stopping, for the latest evaluation E in
+// `trace`: P_{E'} − P_E ≤ tolerance·|P_E|, E' the latest evaluated epoch ≤ E/2.
+// Small whenever progress is slow, on a plateau far from the optimum too: a
+// reason to look for a certificate, never one itself.
+inline bool estimate_met(const std::vector<EpochInfo>& trace, double tolerance) {
+  const EpochInfo& last = trace.back();
+  const EpochInfo* baseline = nullptr;
+  for (const EpochInfo& e : trace) {
+    if (e.stop_check && e.has_objective && e.epoch <= last.epoch / 2) baseline = &e;
+  }
+  return baseline != nullptr &&
+         baseline->sample_objective - last.sample_objective <= tolerance * std::abs(last.sample_objective);
+}
+
 // Train with the Pegasos schedule. Requires data.size() > 0 and settings
 // validated (lambda > 0, batch_size ≥ 1). Throws InputError when the weights
 // stop being finite (features too large for the chosen λ).
 // `on_epoch` (optional) is called after every epoch; returning false stops.
 template <Objective O>
 TrainResult train(const Dataset& data, const O& objective, const EngineSettings& s,
-                  const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+                  const std::function<bool(const EpochInfo&)>& on_epoch = {}, const PegasosHooks& hooks = {}) {
   const std::size_t n = data.size();
   const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
   const std::uint32_t dim = data.dimension;
@@ -274,7 +388,10 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
   std::uint64_t T = s.iterations;
   if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n) / static_cast<double>(k)));
   const bool automatic = T == 0;
-  if (automatic) T = steps_per_epoch * static_cast<std::uint64_t>(s.max_epochs);
+  if (automatic) {
+    const int cap = s.max_epochs > 0 ? s.max_epochs : automatic_epoch_cap(Solver::kPegasos, condition_number(data, s));
+    T = steps_per_epoch * static_cast<std::uint64_t>(cap);
+  }
 
   Sampler sampler(data, s.sampling, derive_seed(s.seed, 1));
   std::uint64_t t_star = 0;  // random-iterate output (Theorem 2)
@@ -284,6 +401,14 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
     t_star = 1 + pick.below(T);
   }
   const bool averaging = s.output == OutputIterate::kAverage;
+  // The dual coefficients A of the iterates (PegasosHooks::track_dual), one
+  // row per example: they receive the same shrinks, updates, projections and
+  // averaging steps as W.
+  std::optional<ScaledWeights> A;
+  std::vector<double> snapshot_a;
+  if (hooks.track_dual) A.emplace(n, static_cast<int>(K), averaging);
+  const float unit = 1.0f;
+  auto example_row = [&](const std::uint32_t& i) { return RowView{&unit, &i, 1, -1, 0}; };
 
   // Fixed evaluation sample for the stopping rule, or for traces.
   std::vector<std::size_t> eval_rows;
@@ -320,6 +445,13 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       full.resize(static_cast<std::size_t>(dim) * K);
     }
     w = std::move(full);
+  };
+
+  auto output_dual = [&] {
+    if (!A) return std::vector<double>{};
+    if (s.output == OutputIterate::kAverage) return A->average_weights();
+    if (s.output == OutputIterate::kRandom && !snapshot_w.empty()) return snapshot_a;
+    return A->weights();
   };
 
   // λ/2 ‖w‖², counting the bias when it is the weight of a constant feature.
@@ -359,6 +491,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
     // denormal, where η overflows) cannot turn the shrink into NaN; exactly 0
     // at t = 1, where W restarts from 0.
     W.scale_by(1.0 - 1.0 / static_cast<double>(t));
+    if (A) A->scale_by(1.0 - 1.0 / static_cast<double>(t));
     const double step = -eta / static_cast<double>(k);
     for (std::size_t a = 0; a < k; ++a) {
       if (!active[a]) continue;
@@ -366,6 +499,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       for (std::size_t j = 0; j < K; ++j) c[j] *= step;
       W.add(data.row(batch[a]), c);
       if (feature_bias) W.add(bias_row, c);
+      if (A) A->add(example_row(static_cast<std::uint32_t>(batch[a])), c);
       if (free_bias) {
         for (std::size_t j = 0; j < K; ++j) b[j] += c[j];
       }
@@ -375,11 +509,15 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
     }
     if (std::isfinite(radius)) {
       const double sq = W.squared_norm();
-      if (sq > radius * radius) W.scale_by(radius / std::sqrt(sq));
+      if (sq > radius * radius) {
+        W.scale_by(radius / std::sqrt(sq));
+        if (A) A->scale_by(radius / std::sqrt(sq));
+      }
     }
     if (averaging) {
       const double mu = (1.0 + s.average_gamma) / (static_cast<double>(t) + s.average_gamma);
       W.average_step(t == 1 ? 1.0 : mu);
+      if (A) A->average_step(t == 1 ? 1.0 : mu);
       for (std::size_t j = 0; j < K; ++j) b_avg[j] = t == 1 ? b[j] : (1.0 - mu) * b_avg[j] + mu * b[j];
     }
     // Three-stage prefetch: where the rows of the batch four steps ahead
@@ -404,6 +542,7 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
     if (t == t_star) {
       snapshot_w = W.weights();
       snapshot_b = free_bias ? b : std::vector<double>(K, 0.0);
+      if (A) snapshot_a = A->weights();
     }
 
     batch.swap(batch1);
@@ -448,26 +587,28 @@ TrainResult train(const Dataset& data, const O& objective, const EngineSettings&
       }
       result.trace.push_back(info);
       result.trace.back().weights = result.trace.back().bias = nullptr;  // w, bias die with this step
-      if (on_epoch && !on_epoch(info)) break;
-      if (info.stop_check && info.has_objective && info.epoch >= std::max(2, s.min_epochs)) {
-        // Baseline: the latest stopping check at or before epoch E/2.
-        const EpochInfo* baseline = nullptr;
-        for (const EpochInfo& e : result.trace) {
-          if (e.stop_check && e.has_objective && e.epoch <= info.epoch / 2) baseline = &e;
-        }
-        if (baseline != nullptr &&
-            baseline->sample_objective - info.sample_objective <= s.tolerance * std::abs(info.sample_objective)) {
-          result.converged = true;
+      if (on_epoch && !on_epoch(info)) {
+        result.stopped_by = StopReason::kCallback;
+        break;
+      }
+      if (info.stop_check && info.has_objective && info.epoch >= std::max(2, s.min_epochs) &&
+          estimate_met(result.trace, s.tolerance)) {
+        const EstimateVerdict verdict = hooks.at_estimate ? hooks.at_estimate(w, bias, output_dual()) : EstimateVerdict::kStop;
+        if (verdict != EstimateVerdict::kContinue) {
+          result.converged = verdict == EstimateVerdict::kConverged;
+          result.stopped_by = result.converged ? StopReason::kTolerance : StopReason::kEstimate;
           break;
         }
       }
     }
   }
+  if (automatic && t == T && result.stopped_by == StopReason::kBudget) result.stopped_by = StopReason::kMaxEpochs;
 
   output_iterate(result.weights, result.bias);
+  result.dual_coefficients = output_dual();
   result.iterations = t;
   result.epochs = static_cast<double>(t) * static_cast<double>(k) / static_cast<double>(n);
-  result.objective = regulariser(result.weights, result.bias) + mean_loss(data, objective, result.weights, result.bias);
+  result.objective = primal_objective(data, objective, s, result.weights, result.bias);
   return result;
 }
 

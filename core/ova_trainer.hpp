@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include <tbb/parallel_for.h>
@@ -41,7 +42,14 @@ TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSetti
   out.weights.assign(static_cast<std::size_t>(data.dimension) * K, 0.0);
   out.bias.assign(K, 0.0);
   out.converged = true;
-  out.solver = per_class.empty() ? "pegasos" : per_class[0].solver;  // the same choice for every class
+  out.stopped_by = StopReason::kTolerance;
+  out.dual_objective = 0.0;
+  // The same choice for every class, except that Pegasos may hand some
+  // classes over to SDCA (core/solver.hpp): then the model says so.
+  out.solver = per_class.empty() ? "pegasos" : per_class[0].solver;
+  for (const TrainResult& r : per_class) {
+    if (std::string_view(r.solver) == "pegasos+sdca") out.solver = r.solver;
+  }
   for (std::size_t k = 0; k < K; ++k) {
     const TrainResult& r = per_class[k];
     for (std::size_t j = 0; j < data.dimension; ++j) out.weights[j * K + k] = r.weights[j];
@@ -49,7 +57,10 @@ TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSetti
     out.iterations += r.iterations;
     out.epochs = std::max(out.epochs, r.epochs);
     out.converged = out.converged && r.converged;
+    // Why the slowest class stopped: anything but the certificate wins.
+    if (r.stopped_by != StopReason::kTolerance && out.stopped_by == StopReason::kTolerance) out.stopped_by = r.stopped_by;
     out.objective += r.objective;  // the OvA objective is the sum of the K binary ones
+    out.dual_objective += r.dual_objective;  // and its dual bound the sum of theirs
   }
   return out;
 }

@@ -27,8 +27,10 @@
 #include <limits>
 #include <numeric>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "core/box_qp.hpp"
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
 #include "core/errors.hpp"
@@ -71,9 +73,13 @@ bool end_of_pass(const Dataset& data, const EngineSettings& s, int epoch, std::u
   }
   result.trace.push_back(info);
   result.trace.back().weights = result.trace.back().bias = nullptr;
-  if (on_epoch && !on_epoch(info)) return true;
+  if (on_epoch && !on_epoch(info)) {
+    result.stopped_by = StopReason::kCallback;
+    return true;
+  }
   if (info.stop_check && epoch >= s.min_epochs && exact_primal - dual() <= s.tolerance * std::abs(exact_primal)) {
     result.converged = true;
+    result.stopped_by = StopReason::kTolerance;
     return true;
   }
   return false;
@@ -208,9 +214,86 @@ FreeFaceCg free_face_cg(const Dataset& data, double B, double lambda_n, const st
   return out;
 }
 
+// The visit budget of a dual run: iterations or epochs when given (a fixed
+// budget), else the cap of automatic stopping, max_epochs passes (or, at 0,
+// sized by κ = mean ‖x̃‖²/(λn) from the row norms `sq`).
+inline std::uint64_t sdca_visit_budget(const EngineSettings& s, const std::vector<double>& sq, bool& automatic) {
+  const std::size_t n = sq.size();
+  std::uint64_t T = s.iterations;
+  if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
+  automatic = T == 0;
+  if (!automatic) return T;
+  int cap = s.max_epochs;
+  if (cap <= 0) {
+    double sum = 0.0;
+    for (double v : sq) sum += v;
+    const double nd = static_cast<double>(std::max<std::size_t>(n, 1));
+    cap = automatic_epoch_cap(Solver::kSdca, sum / nd / (s.lambda * nd));
+  }
+  return static_cast<std::uint64_t>(cap) * n;
+}
+
+// Why a dual run ended, once its loop is left without a decision.
+inline void finish_stop_reason(TrainResult& result, bool automatic) {
+  if (result.stopped_by == StopReason::kBudget && automatic) result.stopped_by = StopReason::kMaxEpochs;
+}
+
+// Coordinate ascent is stalling when, at an exact gap check, the gap has not
+// halved over the last kStallPasses passes' worth of visits and, at the rate
+// seen over that window, would need more visits to reach the tolerance than
+// the run has spent so far. Feed it every exact check (visits so far, P, D);
+// after a stall the history starts over, so the next one needs a new window.
+class StallRule {
+ public:
+  static constexpr double kStallPasses = 50;
+  StallRule(std::size_t n, double tolerance) : n_(static_cast<double>(n)), tolerance_(tolerance) {}
+  bool check(std::uint64_t t, double primal, double dual) {
+    const double gap = primal - dual;
+    const double window = kStallPasses * n_;
+    bool stalled = false;
+    for (auto it = gaps_.rbegin(); it != gaps_.rend(); ++it) {
+      const double span = static_cast<double>(t - it->first);
+      if (span < window) continue;
+      if (gap > it->second / 2) {
+        // Visits still needed at the rate gap ∝ ρ^visits seen over the window.
+        const double log_rate = std::log(gap / it->second) / span;
+        const double needed = log_rate < 0.0 ? std::log(tolerance_ * std::abs(primal) / gap) / log_rate
+                                              : std::numeric_limits<double>::infinity();
+        stalled = needed > static_cast<double>(t);
+      }
+      break;
+    }
+    gaps_.emplace_back(t, gap);
+    if (stalled) gaps_.clear();
+    return stalled;
+  }
+
+ private:
+  double n_, tolerance_;
+  std::vector<std::pair<std::uint64_t, double>> gaps_;  // (visits, exact P − D) at the exact checks
+};
+
+// The dual point of the binary problem from Pegasos' dual coefficients
+// (w = Σ_i A_i x̃_i, so α_i = λn·y_i·A_i), clipped into the box [0, c_i].
+template <HingeDual O>
+std::vector<double> alpha_from_coefficients(const Dataset& data, const O& objective, const EngineSettings& s,
+                                            const std::vector<double>& A) {
+  const std::size_t n = data.size();
+  const double lambda_n = s.lambda * static_cast<double>(n);
+  std::vector<double> alpha(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double yc = objective.signed_cost(data.row(i));
+    alpha[i] = std::clamp(lambda_n * std::copysign(1.0, yc) * A[i], 0.0, std::abs(yc));
+  }
+  return alpha;
+}
+
+// `warm` (optional): dual variables to start from (α_i in [0, c_i]; clipped),
+// e.g. a previous run's TrainResult::alpha; w starts as w(α).
 template <HingeDual O>
 TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSettings& s,
-                       const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+                       const std::function<bool(const EpochInfo&)>& on_epoch = {},
+                       const std::vector<double>* warm = nullptr) {
   const std::size_t n = data.size();
   const std::uint32_t dim = data.dimension;
   const double lambda = s.lambda;
@@ -235,14 +318,27 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   double sq_norm = 0.0;     // ‖w‖² + wb², kept incrementally (for the cheap gap estimate)
   double linear = 0.0;      // Σ α_i (1 − y_i o_i), kept incrementally
   std::vector<double> bias(1, 0.0);
+  if (warm != nullptr) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const double a = std::clamp((*warm)[i], 0.0, std::abs(signed_cost[i]));
+      if (a == 0.0) continue;
+      alpha[i] = a;
+      const double y = signed_cost[i] >= 0 ? 1.0 : -1.0;
+      linear += a * (1.0 - y * offset[i]);
+      const double step = a * y / lambda_n;
+      const RowView x = data.row(i);
+      for (std::uint32_t j = 0; j < x.nnz; ++j) w[x.indices[j]] += step * x.values[j];
+      wb += step * B;
+    }
+    sq_norm = squared_norm(w) + wb * wb;
+  }
   // Examples visited in the next pass (all of them, unless shrinking).
   std::vector<std::uint32_t> active(n);
   std::iota(active.begin(), active.end(), 0u);
   Rng rng(derive_seed(s.seed, 4));
 
-  std::uint64_t T = s.iterations;
-  if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
-  const bool automatic = T == 0;
+  bool automatic = false;
+  std::uint64_t T = sdca_visit_budget(s, sq, automatic);
   // Shrinking (Hsieh et al. 2008, Sec. 3.2), with automatic stopping only: an
   // α_i at a bound whose gradient pushes it further out is left out of the
   // following passes; once the projected gradients of the remaining ones
@@ -260,8 +356,9 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
 
   // The exact check calls primal() then dual() at the same t: ‖w‖² is
   // summed once.
+  constexpr std::uint64_t kNotSummed = std::numeric_limits<std::uint64_t>::max();
   double w_sq = 0.0;
-  std::uint64_t w_sq_at = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t w_sq_at = kNotSummed;
   std::uint64_t t = 0;
   auto primal = [&] {
     bias[0] = wb * B;
@@ -274,15 +371,31 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
     for (std::size_t i = 0; i < n; ++i) lin += alpha[i] * (1.0 - std::copysign(1.0, signed_cost[i]) * offset[i]);
     return lin / static_cast<double>(n) - lambda / 2 * ((w_sq_at == t ? w_sq : squared_norm(w)) + wb * wb);
   };
+  // --- Polish (core/box_qp.hpp), automatic stopping only -----------------
+  // When coordinate ascent stalls (StallRule), the polish gets as many row
+  // reads as coordinate ascent has made (a visit reads a row twice), so one
+  // that does not certify at most doubles the work; it never returns a
+  // worse dual point, and the next one needs another stall.
+  StallRule stall(n, s.tolerance);
+  double checked_primal = 0.0, checked_dual = 0.0;
+  bool checked = false;  // end_of_pass took the exact gap this pass
+  auto primal_checked = [&] { return checked_primal = primal(); };
+  auto dual_checked = [&] {
+    checked = true;
+    return checked_dual = dual();
+  };
+  auto stalling = [&](std::uint64_t t) {
+    if (!automatic || !checked) return false;
+    checked = false;
+    return stall.check(t, checked_primal, checked_dual);
+  };
+  // -------------------------------------------------------------------------
 
   TrainResult result;
   result.dimension = dim;
   result.outputs = 1;
   result.solver = "sdca";
   int epoch = 0;
-  // Automatic stopping: at most max_epochs passes' worth of visits (shrunk
-  // passes are short).
-  if (automatic) T = static_cast<std::uint64_t>(s.max_epochs) * n;
   while (t < T) {
     ++epoch;
     const bool full = active.size() == n;
@@ -375,9 +488,30 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
 
     if (end_of_pass(data, s, epoch, t, T, automatic, full, sq_norm,
                     lambda / 2 * sq_norm + visited_loss / static_cast<double>(n),
-                    linear / static_cast<double>(n) - lambda / 2 * sq_norm, primal, dual, w, bias, result,
-                    on_epoch)) {
+                    linear / static_cast<double>(n) - lambda / 2 * sq_norm, primal_checked, dual_checked, w, bias,
+                    result, on_epoch)) {
       break;
+    }
+    if (stalling(t)) {
+      // The polish counts as one more pass in the trace and the stopping
+      // check (its exact P and D as the estimate), and its row reads (one
+      // dot product or axpy each, half a visit) against the visit budget.
+      const PolishResult polish = polish_hinge_dual(data, signed_cost, offset, lambda, B, alpha, w, wb, s.tolerance,
+                                                    2 * std::min(t, T - t));
+      t += std::min<std::uint64_t>(polish.row_visits / 2, T - t);
+      w_sq_at = kNotSummed;  // w moved
+      sq_norm = squared_norm(w) + wb * wb;
+      linear = 0.0;
+      for (std::size_t i = 0; i < n; ++i) linear += alpha[i] * (1.0 - std::copysign(1.0, signed_cost[i]) * offset[i]);
+      active.resize(n);  // α moved: shrinking starts over
+      std::iota(active.begin(), active.end(), 0u);
+      pg_max_old = std::numeric_limits<double>::infinity();
+      pg_min_old = -std::numeric_limits<double>::infinity();
+      if (end_of_pass(data, s, ++epoch, t, T, automatic, true, sq_norm, polish.primal, polish.dual, primal, dual, w,
+                      bias, result, on_epoch)) {
+        break;
+      }
+      continue;
     }
     if (tighten) unshrink_below /= 10;
     if (unshrink) {
@@ -388,9 +522,12 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
     }
   }
 
+  finish_stop_reason(result, automatic);
+  result.dual_objective = dual();
   bias[0] = wb * B;
   result.weights = std::move(w);
   result.bias = bias;
+  result.alpha = std::move(alpha);
   result.iterations = t;
   result.epochs = static_cast<double>(t) / static_cast<double>(n);  // in full passes' worth of visits
   result.objective = lambda / 2 * (squared_norm(result.weights) + wb * wb) +
@@ -511,9 +648,42 @@ inline std::size_t solve_cs_subproblem(const std::uint32_t* cls, std::size_t k, 
 // new α_i minimises Σ_m (A/2 α_m² + B_m α_m) on the constraints, i.e.
 // α_m = min(C^m, (β − B_m)/A) with β the root of Σ_m α_m(β) = 0, found by
 // sorting D_m = B_m + A·C^m (the β at which α_m reaches its cap).
+// The Crammer-Singer dual point from Pegasos' dual coefficients (W = Σ_i A_i x̃_iᵀ,
+// the same parameterisation: α_i = A_i), made feasible: α_i^m ≤ 0 for m ≠ y_i,
+// α_i^{y_i} = −Σ_{m≠y_i} α_i^m, and the example scaled down to α_i^{y_i} ≤ C_i.
+template <MulticlassDual O>
+std::vector<double> alpha_from_coefficients(const Dataset& data, const O& objective, const EngineSettings& s,
+                                            const std::vector<double>& A) {
+  const std::size_t n = data.size();
+  const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
+  std::vector<double> alpha(n * K, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const RowView x = data.row(i);
+    const std::size_t y = static_cast<std::size_t>(x.label);
+    const double cap = objective.example_cost(x) / (s.lambda * static_cast<double>(n));
+    double* a = &alpha[i * K];
+    double sum = 0.0;
+    for (std::size_t m = 0; m < K; ++m) {
+      if (m == y) continue;
+      a[m] = std::min(A[i * K + m], 0.0);
+      sum += a[m];
+    }
+    a[y] = -sum;
+    if (a[y] > cap) {
+      const double shrink = cap / a[y];
+      for (std::size_t m = 0; m < K; ++m) a[m] *= shrink;
+      a[y] = std::min(a[y], cap);
+    }
+  }
+  return alpha;
+}
+
+// `warm` (optional): dual variables to start from (n × K, feasible; e.g. a
+// previous run's TrainResult::alpha); W starts as W(α).
 template <MulticlassDual O>
 TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const EngineSettings& s,
-                                  const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+                                  const std::function<bool(const EpochInfo&)>& on_epoch = {},
+                                  const std::vector<double>* warm = nullptr) {
   const std::size_t n = data.size();
   const std::uint32_t dim = data.dimension;
   const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
@@ -533,10 +703,8 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   std::vector<std::uint32_t> active(n);
   std::iota(active.begin(), active.end(), 0u);
   Rng rng(derive_seed(s.seed, 4));
-  std::uint64_t T = s.iterations;
-  if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
-  const bool automatic = T == 0;
-  if (automatic) T = static_cast<std::uint64_t>(s.max_epochs) * n;
+  bool automatic = false;
+  std::uint64_t T = sdca_visit_budget(s, sq, automatic);
   // Shrinking (automatic stopping only), of classes within an example and of
   // whole examples (Keerthi et al. 2008, Sec. 4): a class m ≠ y_i with
   // α_i^m = 0 whose gradient G_m = s_m + 1 lies more than `shrink_margin`
@@ -562,6 +730,20 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   std::vector<double> scores(K), grad(K), b_coef(K), d_sorted(K), fresh(K), step(K);
   std::vector<std::uint32_t> moved(K);
   std::vector<double> w_out, bias(K, 0.0);
+  if (warm != nullptr) {
+    alpha = *warm;
+    for (std::size_t i = 0; i < n; ++i) {
+      const RowView x = data.row(i);
+      const double* a = &alpha[i * K];
+      sum_alpha_y += a[x.label];
+      for (std::size_t m = 0; m < K; ++m) {
+        if (a[m] == 0.0) continue;
+        for (std::uint32_t j = 0; j < x.nnz; ++j) W[std::size_t{x.indices[j]} * K + m] += a[m] * x.values[j];
+        if (feature_bias) W[std::size_t{dim} * K + m] += a[m] * B;
+      }
+    }
+    sq_norm = squared_norm(W);
+  }
   auto split = [&] {  // the weights and biases as the model stores them
     w_out.assign(W.begin(), W.begin() + static_cast<std::ptrdiff_t>(std::size_t{dim} * K));
     for (std::size_t m = 0; m < K; ++m) bias[m] = feature_bias ? W[std::size_t{dim} * K + m] * B : 0.0;
@@ -569,8 +751,9 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   // The exact check calls primal() then dual() at the same t: ‖W‖² (a sweep
   // over d × K doubles) is summed once, in the sweep that copies W out, in
   // the order squared_norm(W) would sum it.
+  constexpr std::uint64_t kNotSummed = std::numeric_limits<std::uint64_t>::max();
   double w_sq = 0.0;
-  std::uint64_t w_sq_at = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t w_sq_at = kNotSummed;
   std::uint64_t t = 0;
   auto primal = [&] {
     const std::size_t stored = std::size_t{dim} * K;
@@ -728,9 +911,12 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
     }
   }
 
+  finish_stop_reason(result, automatic);
+  result.dual_objective = dual();
   split();
   result.weights = std::move(w_out);
   result.bias = bias;
+  result.alpha = std::move(alpha);
   result.iterations = t;
   result.epochs = static_cast<double>(t) / static_cast<double>(n);
   result.objective = lambda / 2 * squared_norm(W) + mean_loss(data, objective, result.weights, result.bias);

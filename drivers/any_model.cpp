@@ -79,6 +79,7 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
   KernelModel km = train_kernel(train, config.kernel, config.engine, on_epoch);
   km.settings = config.resolved;
   km.settings.erase("threads");          // run settings: the model is the same for any value
+  km.settings.erase("strict");
   km.settings.erase("kernel_cache_mb");
   km.data = reader_settings(config);
   km.data.erase("text_field");  // kernel models read numeric data only

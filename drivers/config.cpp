@@ -75,8 +75,8 @@ const std::vector<ConfigKey>& config_keys() {
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
       {"solver", "auto",
        "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective) | "
-       "auto: sdca where λn < 10, else pegasos; pegasos whenever iterations, batch_size, projection, output, "
-       "average_gamma or sampling is set"},
+       "auto: sdca for the linear objectives (bias none or feature), else pegasos; pegasos whenever iterations, "
+       "batch_size, projection, output, average_gamma or sampling has a non-default value"},
       {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
       {"iterations", 0, "number of Pegasos steps T; 0 = use epochs"},
       {"batch_size", 1, "examples per step k (1 = the classic algorithm)"},
@@ -87,8 +87,12 @@ const std::vector<ConfigKey>& config_keys() {
       {"bias", "feature", "none | feature (constant feature, regularised) | unregularized"},
       {"seed", 42, "random seed; the same seed gives a byte-identical model"},
       {"threads", 0, "worker threads; 0 = all cores"},
-      {"tolerance", 5e-4, "automatic stopping: estimated relative gap to the optimal objective"},
-      {"max_epochs", 200, "automatic stopping: upper bound on epochs"},
+      {"tolerance", 5e-4,
+       "automatic stopping: relative duality gap (P - D)/P that certifies convergence (\"converged\" is a certificate)"},
+      {"max_epochs", 0,
+       "automatic stopping: cap on epochs (Pegasos) or passes (SDCA); 0 = sized from the problem's conditioning; "
+       "a run that reaches it warns with its gap"},
+      {"strict", false, "fail (exit 3, no model written) when training ends without certified convergence (a run setting)"},
       {"format", "auto", "data format: auto (by extension or folder) | libsvm | csv | jsonl | text_tsv | text_dir"},
       {"features", nullptr, "raw text: featurisation settings (tokenizer, n-grams, hashing or vocabulary, tf-idf)"},
       {"text_field", "text", "JSONL: field holding the document text"},
@@ -99,6 +103,13 @@ const std::vector<ConfigKey>& config_keys() {
       {"positive_label", "", "binary: the label treated as +1 (default: the larger one)"},
   };
   return keys;
+}
+
+const nlohmann::json& default_of(const std::string& key) {
+  for (const auto& k : config_keys()) {
+    if (k.name == key) return k.default_value;
+  }
+  throw std::logic_error("no config key '" + key + "'");
 }
 
 nlohmann::json reader_settings(const TrainConfig& config) {
@@ -251,16 +262,6 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   e.bias = bias == "none" ? BiasMode::kNone : bias == "feature" ? BiasMode::kFeature : BiasMode::kUnregularized;
   const std::string solver = choice(all["solver"], origin, "solver", {"pegasos", "sdca", "auto"});
   e.solver = solver == "pegasos" ? Solver::kPegasos : solver == "sdca" ? Solver::kSdca : Solver::kAuto;
-  // A setting only Pegasos has asks for Pegasos (the paper's variant is then
-  // one setting away: output=last, sampling=uniform, ...).
-  for (const char* key : {"iterations", "batch_size", "projection", "output", "average_gamma", "sampling"}) {
-    if (e.solver == Solver::kAuto && merged.contains(key)) e.solver = Solver::kPegasos;
-  }
-  if (e.solver == Solver::kSdca) {
-    for (const char* key : {"iterations", "batch_size", "projection", "output", "average_gamma", "sampling"}) {
-      if (merged.contains(key)) fail(origin, key, "a Pegasos setting; solver is sdca");
-    }
-  }
   if (e.solver == Solver::kSdca) {
     if (c.objective == "kernel_hinge") {
       fail(origin, "solver", "sdca trains the linear objectives; kernel_hinge is kernel Pegasos (solver pegasos)");
@@ -268,6 +269,14 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
     if (e.bias == BiasMode::kUnregularized) {
       fail(origin, "solver", "sdca needs bias none or feature (the unregularized bias is Pegasos-only)");
     }
+  }
+  // A setting only Pegasos has, given a value other than its default, asks
+  // for Pegasos (the paper's variant is then one setting away: output=last,
+  // sampling=uniform, ...); writing a default out changes nothing.
+  for (const char* key : {"iterations", "batch_size", "projection", "output", "average_gamma", "sampling"}) {
+    if (all[key] == default_of(key)) continue;
+    if (e.solver == Solver::kAuto) e.solver = Solver::kPegasos;
+    if (e.solver == Solver::kSdca) fail(origin, key, "a Pegasos setting; solver is sdca");
   }
   const std::int64_t seed = integer(all["seed"], origin, "seed");
   if (seed < 0) fail(origin, "seed", "must be >= 0");
@@ -278,8 +287,11 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   e.tolerance = number(all["tolerance"], origin, "tolerance");
   if (!(e.tolerance > 0)) fail(origin, "tolerance", "must be > 0");
   const std::int64_t max_epochs = integer(all["max_epochs"], origin, "max_epochs");
-  if (max_epochs < 1 || max_epochs > 1000000) fail(origin, "max_epochs", "must be between 1 and 1000000");
+  if (max_epochs < 0 || max_epochs > 1000000) {
+    fail(origin, "max_epochs", "must be between 0 (sized from the problem) and 1000000");
+  }
   e.max_epochs = static_cast<int>(max_epochs);
+  c.strict = boolean(all["strict"], origin, "strict");
 
   const std::string format =
       choice(all["format"], origin, "format", {"auto", "libsvm", "csv", "jsonl", "text_tsv", "text_dir"});

@@ -29,6 +29,7 @@ struct TrainConfig {
   nlohmann::json features;     // raw text: featurisation settings (null = defaults)
   KernelSettings kernel;       // objective kernel_hinge
   int threads = 0;             // 0 = all cores
+  bool strict = false;         // an uncertified model is an error (exit 3), not a warning
   nlohmann::json resolved;     // every training key with its final value
 };
 
@@ -39,6 +40,8 @@ struct ConfigKey {
   std::string help;
 };
 const std::vector<ConfigKey>& config_keys();
+// The default value of a known key (std::logic_error for an unknown one).
+const nlohmann::json& default_of(const std::string& key);
 
 // Merge defaults ← file (if non-empty path) ← overrides ("key=value"), then
 // validate everything. Throws ConfigError naming the file and key.

@@ -808,7 +808,9 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   r["metrics"] = ev.metrics;
   r["training"] = {{"iterations", iterations},
                    {"epochs", model.training().value("epochs", 0.0)},
-                   {"converged", model.training().value("converged", false)}};
+                   {"converged", model.training().value("converged", false)},
+                   {"stopped_by", model.training().value("stopped_by", "")},
+                   {"relative_gap", model.training().value("relative_gap", json())}};
   if (e.trace_every > 0) r["trace"] = trace_json;
   r["timing"] = {{"train_seconds", train_seconds},
                  {"train_cpu_seconds", train_cpu_seconds},

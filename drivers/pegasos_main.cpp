@@ -38,6 +38,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Exit code of `train --strict` when the model is not certified converged.
+constexpr int kExitNotConverged = 3;
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -79,10 +82,47 @@ class Progress {
   bool printed_ = false;
 };
 
+// "12", "2.5", "1000" (never "1e+03").
+std::string count_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v >= 1000 ? "%.0f" : "%.3g", v);
+  return buf;
+}
+
+// What a model's `training` block says of convergence, one sentence: empty
+// when it converged (certified), else why not and how far it may be.
+std::string convergence_problem(const nlohmann::json& training) {
+  if (training.value("converged", false)) return "";
+  const std::string stopped = training.value("stopped_by", "");
+  const auto gap = training.find("relative_gap");
+  const double tolerance = training.value("tolerance", 0.0);
+  const std::string solver = training.value("solver", "pegasos");
+  const std::string unit = solver == "pegasos" ? " epochs" : " passes";
+  std::string why;
+  if (stopped == "max_epochs") {
+    why = "stopped at the cap of " + count_text(training.value("epochs", 0.0)) + unit + " (max_epochs)";
+  } else if (stopped == "budget") {
+    why = "ran the requested " + count_text(training.value("epochs", 0.0)) + unit;
+  } else if (stopped == "estimate") {
+    why = "stopped where progress slowed";
+  } else {
+    why = "stopped early";
+  }
+  char buf[160];
+  if (gap != training.end() && gap->is_number()) {
+    std::snprintf(buf, sizeof buf, " with relative duality gap %.3g > tolerance %g", gap->get<double>(), tolerance);
+    why += buf;
+  } else {
+    why += "; no duality gap certifies it (bias unregularized has no dual bound here)";
+  }
+  return "not converged: " + why;
+}
+
 int run_train(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
-              const std::string& model_path, bool quiet) {
+              const std::string& model_path, bool quiet, bool strict) {
   const auto start = Clock::now();
   TrainConfig config = load_train_config(config_path, sets);  // validated before any data is read
+  strict = strict || config.strict;
   std::optional<tbb::global_control> limit;
   if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
 
@@ -113,9 +153,13 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   const auto train_start = Clock::now();
   AnyModel trained = train_any_model(config, train, loaded.features, [&](const EpochInfo& e) { return progress(e); });
   progress.finish();
-  trained.save(model_path);
-  if (quiet) return 0;
   if (trained.kernel) {
+    if (strict) {
+      std::fprintf(stderr, "error: --strict: kernel_hinge has no convergence certificate; no model written\n");
+      return kExitNotConverged;
+    }
+    trained.save(model_path);
+    if (quiet) return 0;
     std::fprintf(stderr,
                  "trained kernel_hinge on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model written to %s\n",
                  train.size(), trained.kernel->num_support_vectors(), load_seconds, seconds_since(train_start),
@@ -123,13 +167,30 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     return 0;
   }
   const Model& model = *trained.linear;
+  const std::string problem = convergence_problem(model.training);
+  if (strict && !problem.empty()) {
+    std::fprintf(stderr, "error: --strict: %s; no model written\n", problem.c_str());
+    return kExitNotConverged;
+  }
+  trained.save(model_path);
+  if (!problem.empty()) std::fprintf(stderr, "warning: %s\n", problem.c_str());  // even with --quiet
+  if (quiet) return 0;
+  const std::string solver = model.training.value("solver", "pegasos");
+  std::string converged;
+  if (problem.empty()) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, ", converged: relative duality gap %.2g <= %g",
+                  model.training.value("relative_gap", 0.0), model.training.value("tolerance", 0.0));
+    converged = buf;
+  }
   std::fprintf(stderr,
-               "trained %s (%s) on %zu examples, %u features, %zu nnz: %llu iterations (%.3g epochs%s), objective %.6g\n"
+               "trained %s (%s) on %zu examples, %u features, %zu nnz: %llu iterations (%s %s%s), objective %.6g\n"
                "load %.2fs, train %.2fs; model written to %s\n",
-               model.objective.c_str(), model.training.value("solver", "pegasos").c_str(), train.size(), train.dimension, static_cast<std::size_t>(train.nnz()),
+               model.objective.c_str(), solver.c_str(), train.size(), train.dimension,
+               static_cast<std::size_t>(train.nnz()),
                static_cast<unsigned long long>(model.training["iterations"].get<std::uint64_t>()),
-               model.training["epochs"].get<double>(), model.training["converged"].get<bool>() ? ", converged" : "",
-               model.training["objective"].get<double>(), load_seconds, seconds_since(train_start),
+               count_text(model.training["epochs"].get<double>()).c_str(), solver == "pegasos" ? "epochs" : "passes",
+               converged.c_str(), model.training["objective"].get<double>(), load_seconds, seconds_since(train_start),
                model_path.c_str());
   return 0;
 }
@@ -257,6 +318,11 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
   char buf[128];
   std::snprintf(buf, sizeof buf, "objective          %.8g  (lambda %g)\n", objective, model.lambda());
   text = text.substr(0, text.find('\n') + 1) + buf + text.substr(text.find('\n') + 1);
+  const std::string problem = convergence_problem(model.training());
+  report["training"] = {{"converged", model.training().value("converged", false)},
+                        {"stopped_by", model.training().value("stopped_by", "")},
+                        {"relative_gap", model.training().value("relative_gap", nlohmann::json())}};
+  if (!problem.empty() && !model.kernel) text += "\nwarning: this model did not converge in training: " + problem + "\n";
   std::fputs(text.c_str(), stdout);
   // Paths from argv may be invalid UTF-8, which JSON cannot hold: replace it.
   if (!json_path.empty()) {
@@ -278,7 +344,10 @@ int main_impl(int argc, char** argv) {
   CLI::App* train = app.add_subcommand("train", "train a model: pegasos train [--config FILE] [--set KEY=VALUE]... DATA MODEL_OUT");
   train->add_option("--config,-c", config_path, "JSON configuration file")->check(CLI::ExistingFile);
   train->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable; VALUE is JSON or a word)");
-  train->add_flag("--quiet,-q", quiet, "no progress or summary on stderr");
+  train->add_flag("--quiet,-q", quiet, "no progress or summary on stderr (warnings still)");
+  bool strict = false;
+  train->add_flag("--strict", strict,
+                  "exit 3 without writing the model unless training converged (a duality gap within tolerance)");
   train->add_option("data", data_path, "training data (LIBSVM/SVMlight or CSV, optionally .gz)")->required();
   train->add_option("model", model_path, "where to write the model (JSON)")->required();
   train->footer(settings_help());
@@ -322,7 +391,7 @@ int main_impl(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
-  if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet);
+  if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet, strict);
   if (predict->parsed()) return run_predict(model_path, data_path, output);
   if (run->parsed()) return run_experiment_command(experiment_path, output, quiet);
   if (featurize->parsed()) return run_featurize(config_path, sets, model_path, data_path, output, quiet);

@@ -56,6 +56,8 @@ double mean_cost(const std::vector<double>& cost, const Dataset& data) {
   return sum / static_cast<double>(data.size());
 }
 
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
 // Takes the result by value: callers move it in, so the weights (80 MB at
 // d = 10⁷) are not copied.
 Model package(const TrainConfig& config, const Dataset& train, TrainResult r, double regulariser) {
@@ -68,15 +70,21 @@ Model package(const TrainConfig& config, const Dataset& train, TrainResult r, do
   m.weights = std::move(r.weights);
   m.bias = std::move(r.bias);
   m.settings = config.resolved;
-  m.settings.erase("threads");  // a run setting: the model is the same for any value
+  m.settings.erase("threads");  // run settings: the model is the same for any value
+  m.settings.erase("strict");
   m.data = reader_settings(config);
   m.training = {{"examples", train.size()},
                 {"nnz", train.nnz()},
                 {"iterations", r.iterations},
                 {"epochs", r.epochs},
                 {"converged", r.converged},
+                {"stopped_by", to_string(r.stopped_by)},
                 {"solver", r.solver},
                 {"objective", r.objective},
+                {"tolerance", config.engine.tolerance},
+                {"dual_objective", finite_or_null(r.dual_objective)},
+                {"relative_gap", finite_or_null(r.relative_gap())},
+                {"certificate", std::isfinite(r.dual_objective) ? "duality gap" : "none"},
                 {"regularizer", regulariser},
                 {"class_cost", class_costs(config.class_weight, train)}};
   return m;

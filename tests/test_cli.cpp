@@ -105,7 +105,7 @@ struct Files {
 
 TEST_CASE("cli: train -> predict -> eval round trip with string labels", "[cli]") {
   Files f;
-  const Run train = pegasos_run(f.dir, "train --quiet --set epochs=20 --set lambda=0.001 " + q(f.train) + " " + q(f.model));
+  const Run train = pegasos_run(f.dir, "train --quiet --set lambda=0.001 " + q(f.train) + " " + q(f.model));
   INFO(train.err);
   REQUIRE(train.code == 0);
   CHECK(train.err.empty());  // --quiet
@@ -269,4 +269,46 @@ TEST_CASE("cli: predict ignores features beyond the training dimension and accep
   CHECK(lines[3] == lines[5]);
   CHECK(split_prediction(lines[0]).first == "ham");
   CHECK(split_prediction(lines[3]).first == "spam");
+}
+
+TEST_CASE("cli: a run that ends at its cap warns with its gap, stores it, and --strict refuses it", "[cli][certificate]") {
+  using Catch::Contains;
+  Files f;
+  // C = 1/(λn) = 33 on separable data: two passes are far from the optimum.
+  const std::string capped = "--set lambda=1e-4 --set max_epochs=2 " + q(f.train) + " " + q(f.model);
+  const Run warn = pegasos_run(f.dir, "train -q " + capped);
+  INFO(warn.err);
+  REQUIRE(warn.code == 0);
+  CHECK_THAT(warn.err, Contains("warning: not converged: stopped at the cap of 2 passes (max_epochs)") &&
+                           Contains("relative duality gap"));
+  const json model = json::parse(read_text(f.model));
+  const json& training = model["training"];
+  CHECK(training["converged"] == false);
+  CHECK(training["stopped_by"] == "max_epochs");
+  REQUIRE(training["relative_gap"].is_number());
+  CHECK(training["relative_gap"].get<double>() > training["tolerance"].get<double>());
+  CHECK(training["dual_objective"].get<double>() < training["objective"].get<double>());
+  CHECK(training["certificate"] == "duality gap");
+
+  // eval shows it too.
+  const Run eval = pegasos_run(f.dir, "eval " + q(f.model) + " " + q(f.test));
+  REQUIRE(eval.code == 0);
+  CHECK_THAT(eval.out, Contains("warning: this model did not converge in training"));
+
+  // --strict (or the config key): exit 3, no model written.
+  std::filesystem::remove(f.model);
+  const Run strict = pegasos_run(f.dir, "train -q --strict " + capped);
+  CHECK(strict.code == 3);
+  CHECK_THAT(strict.err, Contains("--strict") && Contains("no model written"));
+  CHECK_FALSE(std::filesystem::exists(f.model));
+  CHECK(pegasos_run(f.dir, "train -q --set strict=true " + capped).code == 3);
+  CHECK_FALSE(std::filesystem::exists(f.model));
+
+  // Converged: --strict writes the model, no warning.
+  const Run ok = pegasos_run(f.dir, "train --strict --set lambda=1e-2 " + q(f.train) + " " + q(f.model));
+  INFO(ok.err);
+  CHECK(ok.code == 0);
+  CHECK_THAT(ok.err, Contains("converged: relative duality gap") && !Contains("warning"));
+  CHECK(json::parse(read_text(f.model))["training"]["converged"] == true);
+  CHECK_THAT(pegasos_run(f.dir, "eval " + q(f.model) + " " + q(f.test)).out, !Contains("warning"));
 }

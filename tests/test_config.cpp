@@ -44,7 +44,7 @@ TEST_CASE("config: defaults", "[config]") {
   CHECK(c.engine.bias == pegasos::BiasMode::kFeature);
   CHECK(c.engine.seed == 42);
   CHECK(c.engine.tolerance == 5e-4);
-  CHECK(c.engine.max_epochs == 200);
+  CHECK(c.engine.max_epochs == 0);  // sized from the problem
   CHECK(c.threads == 0);
   CHECK(c.positive_label.empty());
   CHECK(c.read.format == pegasos::DataFormat::kAuto);
@@ -184,7 +184,7 @@ TEST_CASE("config: wrong types", "[config]") {
       {{{"batch_size", 0}}, "batch_size: must be between 1 and 1000000"},
       {{{"threads", -1}}, "threads: must be between 0"},
       {{{"tolerance", 0}}, "tolerance: must be > 0"},
-      {{{"max_epochs", 0}}, "max_epochs: must be between 1 and 1000000"},
+      {{{"max_epochs", -1}}, "max_epochs: must be between 0 (sized from the problem) and 1000000"},
       {{{"average_gamma", -1}}, "average_gamma: must be >= 0"},
       {{{"epochs", -2}}, "epochs: must be between 0 (automatic) and 1000000"},
       {{{"iterations", -5}}, "iterations: must be between 0 and 2^50"},

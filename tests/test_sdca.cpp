@@ -136,7 +136,7 @@ TEST_CASE("sdca: one-vs-all trains each class with sdca", "[sdca][ova]") {
   }
 }
 
-TEST_CASE("solver auto: sdca where lambda*n is small, pegasos otherwise or when a Pegasos setting is given",
+TEST_CASE("solver auto: sdca for the linear objectives, pegasos when a Pegasos setting has a non-default value",
           "[sdca][config]") {
   Dataset ds = fixtures::gaussian(200, 5, 6);  // n = 200
   auto solver_of = [&](const nlohmann::json& settings) {
@@ -144,7 +144,7 @@ TEST_CASE("solver auto: sdca where lambda*n is small, pegasos otherwise or when 
     return train_model(c, ds, {}).training.at("solver").get<std::string>();
   };
   CHECK(solver_of({{"lambda", 1e-3}}) == "sdca");                 // λn = 0.2
-  CHECK(solver_of({{"lambda", 0.1}}) == "pegasos");               // λn = 20
+  CHECK(solver_of({{"lambda", 0.1}}) == "sdca");                  // λn = 20
   CHECK(solver_of({{"lambda", 1e-3}, {"solver", "pegasos"}}) == "pegasos");
   CHECK(solver_of({{"lambda", 0.1}, {"solver", "sdca"}}) == "sdca");
   CHECK(solver_of({{"lambda", 1e-3}, {"output", "last"}}) == "pegasos");
@@ -152,8 +152,12 @@ TEST_CASE("solver auto: sdca where lambda*n is small, pegasos otherwise or when 
   CHECK(solver_of({{"lambda", 1e-3}, {"iterations", 500}}) == "pegasos");
   CHECK(solver_of({{"lambda", 1e-3}, {"bias", "unregularized"}}) == "pegasos");
   CHECK(solver_of({{"lambda", 1e-3}, {"objective", "multiclass_hinge"}}) == "sdca");
-  CHECK(solver_of({{"lambda", 0.1}, {"objective", "multiclass_hinge"}}) == "pegasos");
+  CHECK(solver_of({{"lambda", 0.1}, {"objective", "multiclass_hinge"}}) == "sdca");
   CHECK(solver_of({{"lambda", 1e-3}, {"objective", "weighted_hinge"}, {"class_weight", "balanced"}}) == "sdca");
+  // Writing a Pegasos setting's default out changes nothing.
+  CHECK(solver_of({{"lambda", 1e-3}, {"output", "average"}, {"batch_size", 1}, {"sampling", "permutation"},
+                   {"projection", true}, {"average_gamma", 10.0}, {"iterations", 0}}) == "sdca");
+  CHECK_NOTHROW(config_from_json({{"solver", "sdca"}, {"output", "average"}}, "c.json"));
 }
 
 TEST_CASE("solver sdca: settings it cannot honour are config errors naming the key", "[sdca][config]") {
