@@ -9,8 +9,8 @@ Data: NAME.train.svm as scripts/uci_data.py writes them (raw, unscaled
 features; labels 1/2). Each set is trained plain and with class weights
 "balanced" (n / (2 n_k); LIBLINEAR -wK n/(2 n_k)), lambda = 1/(C n).
 
-Per run: pegasos at its defaults (automatic stopping, max_epochs 200) and with
-max_epochs 100000 (the passes its gap certificate needs, tolerance 5e-4);
+Per run: pegasos at its defaults (automatic stopping at a relative gap of 5e-4
+or its visit cap) and with max_epochs 100000 (the passes the certificate needs);
 LIBLINEAR at its defaults (-e 0.1, at most 1000 iterations over its active
 set). Objectives are computed here from the model files, in pegasos' scale:
     P = lambda/2 (|w|^2 + b^2) + (1/n) sum_i c_i max(0, 1 - y_i (w.x_i + b)).
