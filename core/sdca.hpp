@@ -761,6 +761,14 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   double w_sq = 0.0;
   std::uint64_t w_sq_at = kNotSummed;
   std::uint64_t t = 0;
+  // The best primal point of the exact checks: where a run ends at its cap,
+  // the last iterate's objective can swing by tens of percent from pass to
+  // pass on badly conditioned data, and the dual bound (non-decreasing)
+  // certifies any primal point alike.
+  struct Checked {
+    double objective = std::numeric_limits<double>::infinity();
+    std::vector<double> weights, bias;
+  } best;
   auto primal = [&] {
     const std::size_t stored = std::size_t{dim} * K;
     w_out.resize(stored);
@@ -773,7 +781,9 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
     for (std::size_t m = 0; m < K; ++m) bias[m] = feature_bias ? W[stored + m] * B : 0.0;
     w_sq = sum;
     w_sq_at = t;
-    return lambda / 2 * sum + mean_loss(data, objective, w_out, bias);
+    const double p = lambda / 2 * sum + mean_loss(data, objective, w_out, bias);
+    if (p < best.objective) best = {p, w_out, bias};
+    return p;
   };
   auto dual = [&] { return lambda * (sum_alpha_y - (w_sq_at == t ? w_sq : squared_norm(W)) / 2); };
 
@@ -926,6 +936,11 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   result.iterations = t;
   result.epochs = static_cast<double>(t) / static_cast<double>(n);
   result.objective = lambda / 2 * squared_norm(W) + mean_loss(data, objective, result.weights, result.bias);
+  if (!result.converged && best.objective < result.objective) {
+    result.weights = std::move(best.weights);
+    result.bias = std::move(best.bias);
+    result.objective = best.objective;
+  }
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/engine.hpp"
@@ -180,4 +181,25 @@ TEST_CASE("a run stopped by its cap says so and keeps its gap", "[certificate]")
   CHECK_FALSE(r.converged);
   CHECK(r.stopped_by == StopReason::kMaxEpochs);
   CHECK(r.relative_gap() > s.tolerance);
+}
+
+TEST_CASE("a multiclass dual run stopped at its cap returns the best point it checked", "[certificate][multiclass]") {
+  const Dataset ds = fixtures::blobs(300, 6, 3, 9, 0.9);
+  EngineSettings s;
+  s.lambda = 1.0 / (100.0 * 300.0);  // C = 100: far from certified after 30 passes
+  s.solver = Solver::kSdca;
+  s.max_epochs = 30;
+  const MulticlassHinge objective(3);
+  const TrainResult r = train_with_solver(ds, objective, s);
+  REQUIRE_FALSE(r.converged);
+  REQUIRE(r.stopped_by == StopReason::kMaxEpochs);
+  double best_checked = std::numeric_limits<double>::infinity();
+  for (const EpochInfo& e : r.trace) {
+    if (e.has_objective) best_checked = std::min(best_checked, e.sample_objective);
+  }
+  REQUIRE(std::isfinite(best_checked));
+  CHECK(r.objective <= best_checked);
+  // The reported objective is that of the returned weights, and the bound holds.
+  CHECK(r.objective == Approx(primal_objective(ds, objective, s, r.weights, r.bias)).epsilon(1e-12));
+  CHECK(r.dual_objective <= r.objective);
 }
