@@ -360,11 +360,21 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   double w_sq = 0.0;
   std::uint64_t w_sq_at = kNotSummed;
   std::uint64_t t = 0;
+  // The best primal point of the exact checks, returned by a run that ends
+  // uncertified (see train_sdca_multiclass): on badly conditioned data the
+  // last iterate's objective can be far above an earlier one's.
+  struct Checked {
+    double objective = std::numeric_limits<double>::infinity();
+    std::vector<double> w;
+    double wb = 0.0;
+  } best;
   auto primal = [&] {
     bias[0] = wb * B;
     w_sq = squared_norm(w);
     w_sq_at = t;
-    return lambda / 2 * (w_sq + wb * wb) + mean_loss(data, objective, w, bias);
+    const double p = lambda / 2 * (w_sq + wb * wb) + mean_loss(data, objective, w, bias);
+    if (p < best.objective) best = {p, w, wb};
+    return p;
   };
   auto dual = [&] {
     double lin = 0.0;
@@ -538,6 +548,11 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   result.epochs = static_cast<double>(t) / static_cast<double>(n);  // in full passes' worth of visits
   result.objective = lambda / 2 * (squared_norm(result.weights) + wb * wb) +
                      mean_loss(data, objective, result.weights, result.bias);
+  if (!result.converged && best.objective < result.objective) {
+    result.weights = std::move(best.w);
+    result.bias = {best.wb * B};
+    result.objective = best.objective;
+  }
   return result;
 }
 

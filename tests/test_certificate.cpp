@@ -183,13 +183,12 @@ TEST_CASE("a run stopped by its cap says so and keeps its gap", "[certificate]")
   CHECK(r.relative_gap() > s.tolerance);
 }
 
-TEST_CASE("a multiclass dual run stopped at its cap returns the best point it checked", "[certificate][multiclass]") {
-  const Dataset ds = fixtures::blobs(300, 6, 3, 9, 0.9);
+template <class O>
+void check_best_point_at_cap(const Dataset& ds, const O& objective) {
   EngineSettings s;
-  s.lambda = 1.0 / (100.0 * 300.0);  // C = 100: far from certified after 30 passes
+  s.lambda = 1.0 / (100.0 * static_cast<double>(ds.size()));  // C = 100: far from certified after 30 passes
   s.solver = Solver::kSdca;
   s.max_epochs = 30;
-  const MulticlassHinge objective(3);
   const TrainResult r = train_with_solver(ds, objective, s);
   REQUIRE_FALSE(r.converged);
   REQUIRE(r.stopped_by == StopReason::kMaxEpochs);
@@ -202,4 +201,9 @@ TEST_CASE("a multiclass dual run stopped at its cap returns the best point it ch
   // The reported objective is that of the returned weights, and the bound holds.
   CHECK(r.objective == Approx(primal_objective(ds, objective, s, r.weights, r.bias)).epsilon(1e-12));
   CHECK(r.dual_objective <= r.objective);
+}
+
+TEST_CASE("a dual run stopped at its cap returns the best point it checked", "[certificate][multiclass]") {
+  SECTION("multiclass") { check_best_point_at_cap(fixtures::blobs(300, 6, 3, 9, 0.9), MulticlassHinge(3)); }
+  SECTION("binary") { check_best_point_at_cap(fixtures::gaussian(500, 12, 7, 0.7), Hinge(1)); }
 }
