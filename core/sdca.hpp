@@ -233,6 +233,25 @@ inline std::uint64_t sdca_visit_budget(const EngineSettings& s, const std::vecto
   return static_cast<std::uint64_t>(cap) * n;
 }
 
+// The best primal point of a dual run's exact checks, returned by a run that
+// ends uncertified: on badly conditioned data the last iterate's objective
+// can be far above an earlier one's (tens of percent from pass to pass), and
+// the dual bound, which never decreases, certifies any primal point alike.
+struct BestChecked {
+  double objective = std::numeric_limits<double>::infinity();
+  std::vector<double> weights, bias;
+
+  void offer(double p, const std::vector<double>& w, const std::vector<double>& b) {
+    if (p < objective) *this = {p, w, b};
+  }
+  void apply_to(TrainResult& result) {
+    if (result.converged || !(objective < result.objective)) return;
+    result.weights = std::move(weights);
+    result.bias = std::move(bias);
+    result.objective = objective;
+  }
+};
+
 // Why a dual run ended, once its loop is left without a decision.
 inline void finish_stop_reason(TrainResult& result, bool automatic) {
   if (result.stopped_by == StopReason::kBudget && automatic) result.stopped_by = StopReason::kMaxEpochs;
@@ -360,20 +379,13 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   double w_sq = 0.0;
   std::uint64_t w_sq_at = kNotSummed;
   std::uint64_t t = 0;
-  // The best primal point of the exact checks, returned by a run that ends
-  // uncertified (see train_sdca_multiclass): on badly conditioned data the
-  // last iterate's objective can be far above an earlier one's.
-  struct Checked {
-    double objective = std::numeric_limits<double>::infinity();
-    std::vector<double> w;
-    double wb = 0.0;
-  } best;
+  BestChecked best;
   auto primal = [&] {
     bias[0] = wb * B;
     w_sq = squared_norm(w);
     w_sq_at = t;
     const double p = lambda / 2 * (w_sq + wb * wb) + mean_loss(data, objective, w, bias);
-    if (p < best.objective) best = {p, w, wb};
+    best.offer(p, w, bias);
     return p;
   };
   auto dual = [&] {
@@ -548,11 +560,7 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
   result.epochs = static_cast<double>(t) / static_cast<double>(n);  // in full passes' worth of visits
   result.objective = lambda / 2 * (squared_norm(result.weights) + wb * wb) +
                      mean_loss(data, objective, result.weights, result.bias);
-  if (!result.converged && best.objective < result.objective) {
-    result.weights = std::move(best.w);
-    result.bias = {best.wb * B};
-    result.objective = best.objective;
-  }
+  best.apply_to(result);
   return result;
 }
 
@@ -776,14 +784,7 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   double w_sq = 0.0;
   std::uint64_t w_sq_at = kNotSummed;
   std::uint64_t t = 0;
-  // The best primal point of the exact checks: where a run ends at its cap,
-  // the last iterate's objective can swing by tens of percent from pass to
-  // pass on badly conditioned data, and the dual bound (non-decreasing)
-  // certifies any primal point alike.
-  struct Checked {
-    double objective = std::numeric_limits<double>::infinity();
-    std::vector<double> weights, bias;
-  } best;
+  BestChecked best;
   auto primal = [&] {
     const std::size_t stored = std::size_t{dim} * K;
     w_out.resize(stored);
@@ -797,7 +798,7 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
     w_sq = sum;
     w_sq_at = t;
     const double p = lambda / 2 * sum + mean_loss(data, objective, w_out, bias);
-    if (p < best.objective) best = {p, w_out, bias};
+    best.offer(p, w_out, bias);
     return p;
   };
   auto dual = [&] { return lambda * (sum_alpha_y - (w_sq_at == t ? w_sq : squared_norm(W)) / 2); };
@@ -951,11 +952,7 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
   result.iterations = t;
   result.epochs = static_cast<double>(t) / static_cast<double>(n);
   result.objective = lambda / 2 * squared_norm(W) + mean_loss(data, objective, result.weights, result.bias);
-  if (!result.converged && best.objective < result.objective) {
-    result.weights = std::move(best.weights);
-    result.bias = std::move(best.bias);
-    result.objective = best.objective;
-  }
+  best.apply_to(result);
   return result;
 }
 
