@@ -73,6 +73,19 @@ inline pegasos::Dataset blobs(std::size_t n, std::uint32_t d, int K, std::uint64
   return ds;
 }
 
+// The Gram matrix of UCI Glass-like data (a feature ≈ 72 on every row): feature
+// 0 of every row scaled by `scale` and shifted by `shift`, so the rows (with
+// the bias feature) have one huge common direction and dual coordinate
+// ascent crawls.
+inline pegasos::Dataset ill_conditioned(pegasos::Dataset ds, double scale = 30.0, double shift = 20.0) {
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    for (std::uint64_t k = ds.row_ptr[i]; k < ds.row_ptr[i + 1]; ++k) {
+      if (ds.indices[k] == 0) ds.values[k] = static_cast<float>(ds.values[k] * scale + shift);
+    }
+  }
+  return ds;
+}
+
 // Dense copy for the reference solver; `bias_feature` appends a constant 1.
 inline reference::Problem to_problem(const pegasos::Dataset& ds, bool bias_feature = false) {
   reference::Problem p;

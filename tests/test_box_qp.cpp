@@ -21,16 +21,9 @@ using testutil::bits;
 
 namespace {
 
-// Gaussian classes with feature 0 scaled by 30 and shifted by 20: the Gram
-// matrix of the rows (with the bias feature) has one huge eigenvalue.
+// Gaussian classes, ill-conditioned as UCI Glass (tests/fixtures.hpp).
 Dataset ill_conditioned(std::size_t n = 120, std::uint32_t d = 4, std::uint64_t seed = 11) {
-  Dataset ds = fixtures::gaussian(n, d, seed, 1.0);
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    for (std::uint64_t k = ds.row_ptr[i]; k < ds.row_ptr[i + 1]; ++k) {
-      if (ds.indices[k] == 0) ds.values[k] = static_cast<float>(ds.values[k] * 30.0 + 20.0);
-    }
-  }
-  return ds;
+  return fixtures::ill_conditioned(fixtures::gaussian(n, d, seed, 1.0));
 }
 
 struct Fixture {
