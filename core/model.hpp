@@ -44,7 +44,7 @@ struct Model {
   nlohmann::json settings = nlohmann::json::object();  // training configuration
   nlohmann::json data = nlohmann::json::object();      // reader settings (format, label_column)
   nlohmann::json training = nlohmann::json::object();  // summary: iterations, objective, ...
-  nlohmann::json features;         // raw-text featurizer (core/text), null for numeric data
+  nlohmann::json features;         // raw-text featurizer (text/featurizer.hpp), null for numeric data
 
   bool binary() const { return outputs == 1; }
   // scores[k] = w_k·x + b_k; features at or beyond `dimension` are ignored.

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
-#include "core/text.hpp"
+#include "text/options.hpp"
 
 namespace pegasos {
 namespace {

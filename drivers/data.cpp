@@ -3,7 +3,7 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
-#include "core/text.hpp"
+#include "text/corpus.hpp"
 
 namespace pegasos {
 namespace {

@@ -1,6 +1,6 @@
 // Getting a Dataset for training or for applying a model: numeric files
 // (LIBSVM, CSV) or raw text (JSONL, TSV, one folder per class) featurised by
-// core/text. The model remembers which, and how.
+// text/. The model remembers which, and how.
 #pragma once
 
 #include <string>

@@ -31,7 +31,7 @@
 #include "drivers/experiment.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/report.hpp"
-#include "core/text.hpp"
+#include "text/options.hpp"
 
 namespace pegasos {
 namespace {

@@ -23,8 +23,11 @@
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
 #include "core/random.hpp"
-#include "core/text.hpp"
 #include "tests/test_util.hpp"
+#include "text/corpus.hpp"
+#include "text/featurizer.hpp"
+#include "text/options.hpp"
+#include "text/tokenizer.hpp"
 
 namespace {
 

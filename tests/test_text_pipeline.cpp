@@ -12,7 +12,6 @@
 
 #include "core/engine.hpp"
 #include "core/model.hpp"
-#include "core/text.hpp"
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"

@@ -1,11 +1,9 @@
-// libFuzzer target: the raw-text corpus readers (core/text.hpp: JSONL and
-// TSV) and the hashing featurizer on what they accept.
-// SLOT: core/text is new; CMake builds this target only while core/text.cpp
-// is part of pegasos_core. Extend it when the text API grows (vocabulary
-// mode, directory corpora).
+// libFuzzer target: the raw-text corpus readers (text/corpus.hpp: JSONL and
+// TSV) and the hashing featurizer on what they accept. Extend it when the
+// text API grows (vocabulary mode, directory corpora).
 #include "core/errors.hpp"
-#include "core/text.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
+#include "text/corpus.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   pegasos_fuzz_single_thread();

@@ -1,0 +1,301 @@
+#include "text/corpus.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <filesystem>
+#include <iterator>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+#include <tbb/parallel_for.h>
+
+#include "core/errors.hpp"
+
+namespace pegasos {
+
+using nlohmann::json;
+
+namespace {
+
+// Corpus files are cut into pieces of about this size at line ends.
+constexpr std::size_t kCorpusChunkBytes = std::size_t{1} << 20;
+
+struct LineFailure {
+  std::size_t column;  // 0 = not known
+  std::string message;
+};
+
+struct CorpusChunk {
+  std::vector<std::string> labels, texts;
+  std::size_t lines = 0;
+  std::size_t error_line = 0, error_column = 0;
+  std::string error;
+};
+
+bool blank(std::string_view line) {
+  return std::all_of(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; });
+}
+
+std::string label_or_throw(std::string_view token, std::size_t column) {
+  try {
+    return canonical_label(token);
+  } catch (const InputError& e) {
+    throw LineFailure{column, e.what()};
+  }
+}
+
+// Parse `text` line by line in parallel chunks; `parse(line, chunk)` may throw
+// LineFailure. Errors report the first bad line of the file.
+template <class ParseLine>
+TextCorpus parse_corpus_lines(std::string_view text, const std::string& name, ParseLine parse) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  std::vector<std::size_t> bounds{0};
+  while (bounds.back() < text.size()) {
+    std::size_t next = bounds.back() + kCorpusChunkBytes;
+    if (next >= text.size()) {
+      next = text.size();
+    } else {
+      const std::size_t nl = text.find('\n', next);
+      next = nl == std::string_view::npos ? text.size() : nl + 1;
+    }
+    bounds.push_back(next);
+  }
+  const std::size_t n_chunks = bounds.size() - 1;
+  std::vector<CorpusChunk> chunks(n_chunks);
+  tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
+    CorpusChunk& c = chunks[ci];
+    std::size_t pos = bounds[ci];
+    while (pos < bounds[ci + 1]) {
+      std::size_t nl = text.find('\n', pos);
+      if (nl == std::string_view::npos || nl >= bounds[ci + 1]) nl = bounds[ci + 1];
+      std::string_view line = text.substr(pos, nl - pos);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      ++c.lines;
+      pos = nl + 1;
+      if (blank(line)) continue;
+      try {
+        parse(line, c);
+      } catch (const LineFailure& f) {
+        c.error_line = c.lines;
+        c.error_column = f.column;
+        c.error = f.message;
+        return;
+      }
+    }
+  });
+  TextCorpus corpus;
+  corpus.source = name;
+  std::size_t line_offset = 0, docs = 0;
+  for (const CorpusChunk& c : chunks) {
+    if (!c.error.empty()) throw InputError(location(name, line_offset + c.error_line, c.error_column) + ": " + c.error);
+    line_offset += c.lines;
+    docs += c.texts.size();
+  }
+  corpus.labels.reserve(docs);
+  corpus.texts.reserve(docs);
+  for (CorpusChunk& c : chunks) {
+    std::move(c.labels.begin(), c.labels.end(), std::back_inserter(corpus.labels));
+    std::move(c.texts.begin(), c.texts.end(), std::back_inserter(corpus.texts));
+    c = CorpusChunk{};
+  }
+  if (corpus.size() == 0) throw InputError(name + ": no documents (the file is empty or has only blank lines)");
+  return corpus;
+}
+
+// "syntax error while parsing value - invalid literal; last read: 'x'" from
+// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
+std::string json_reason(const std::string& what) {
+  std::size_t at = what.find("column ");
+  at = at == std::string::npos ? what.find("] ") : what.find(": ", at);
+  std::string reason = at == std::string::npos ? what : what.substr(at + 2);
+  for (char& c : reason) {  // "last read" may quote control or invalid bytes
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  }
+  constexpr std::size_t kShown = 160;
+  if (reason.size() > kShown) reason = reason.substr(0, kShown) + "...";
+  return reason;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options) {
+  return parse_corpus_lines(bytes, name, [&](std::string_view line, CorpusChunk& c) {
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::parse_error& e) {
+      throw LineFailure{e.byte, "invalid JSON: " + json_reason(e.what())};
+    } catch (const json::exception& e) {  // e.g. a number that overflows a double
+      throw LineFailure{0, "invalid JSON: " + json_reason(e.what())};
+    }
+    if (!j.is_object()) throw LineFailure{0, std::string("expected a JSON object, found ") + j.type_name()};
+    auto text = j.find(options.text_field);
+    if (text == j.end()) throw LineFailure{0, "missing text field \"" + options.text_field + "\""};
+    if (!text->is_string()) {
+      throw LineFailure{0, "field \"" + options.text_field + "\" must be a string, found " + text->type_name()};
+    }
+    std::string label;
+    auto l = j.find(options.label_field);
+    if (l == j.end() || l->is_null()) {
+      if (options.require_labels) throw LineFailure{0, "missing label field \"" + options.label_field + "\""};
+    } else if (l->is_string()) {
+      if (l->get_ref<const std::string&>().empty()) throw LineFailure{0, "empty label in field \"" + options.label_field + "\""};
+      label = label_or_throw(l->get_ref<const std::string&>(), 0);
+    } else if (l->is_number()) {
+      label = label_or_throw(l->dump(), 0);
+    } else {
+      throw LineFailure{0, "field \"" + options.label_field + "\" must be a string or a number, found " + l->type_name()};
+    }
+    c.labels.push_back(std::move(label));
+    c.texts.push_back(std::move(text->get_ref<std::string&>()));
+  });
+}
+
+TextCorpus parse_tsv_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options) {
+  return parse_corpus_lines(bytes, name, [&](std::string_view line, CorpusChunk& c) {
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string_view::npos) {
+      if (options.require_labels) throw LineFailure{0, "expected LABEL<TAB>TEXT: the line has no tab"};
+      c.labels.emplace_back();
+      c.texts.emplace_back(line);
+      return;
+    }
+    std::string_view label = line.substr(0, tab);
+    std::size_t column = 1;
+    while (!label.empty() && label.front() == ' ') {
+      label.remove_prefix(1);
+      ++column;
+    }
+    while (!label.empty() && label.back() == ' ') label.remove_suffix(1);
+    if (label.empty()) {
+      if (options.require_labels) throw LineFailure{1, "empty label before the tab"};
+      c.labels.emplace_back();
+    } else {
+      c.labels.push_back(label_or_throw(label, column));
+    }
+    c.texts.emplace_back(line.substr(tab + 1));
+  });
+}
+
+TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions& /*options*/) {
+  namespace fs = std::filesystem;
+  auto hidden = [](const fs::path& p) { return p.filename().string().starts_with("."); };
+  std::vector<fs::path> folders;
+  std::error_code ec;
+  fs::directory_iterator top(path, ec);
+  if (ec) throw InputError(path + ": cannot list directory: " + ec.message());
+  for (const auto& e : top) {
+    if (!hidden(e.path()) && e.is_directory(ec)) folders.push_back(e.path());
+  }
+  std::sort(folders.begin(), folders.end());
+  std::vector<fs::path> files;
+  TextCorpus corpus;
+  corpus.source = path;
+  for (const fs::path& folder : folders) {
+    std::string label;
+    try {
+      label = canonical_label(folder.filename().string());
+    } catch (const InputError& e) {
+      throw InputError(folder.string() + ": folder name is not a usable label: " + e.what());
+    }
+    std::vector<fs::path> inside;
+    fs::directory_iterator it(folder, ec);
+    if (ec) throw InputError(folder.string() + ": cannot list directory: " + ec.message());
+    for (const auto& e : it) {
+      if (!hidden(e.path()) && e.is_regular_file(ec)) inside.push_back(e.path());
+    }
+    std::sort(inside.begin(), inside.end());
+    for (auto& f : inside) {
+      files.push_back(std::move(f));
+      corpus.labels.push_back(label);
+    }
+  }
+  if (files.empty()) {
+    throw InputError(path + ": no documents (expected one sub-folder per class, each holding one file per document)");
+  }
+  corpus.texts.resize(files.size());
+  std::vector<std::string> errors(files.size());
+  tbb::parallel_for(std::size_t{0}, files.size(), [&](std::size_t i) {
+    try {
+      corpus.texts[i] = read_file_bytes(files[i].string());
+    } catch (const std::exception& e) {
+      errors[i] = e.what();
+    }
+  });
+  for (const std::string& e : errors) {
+    if (!e.empty()) throw InputError(e);  // the first failure in file order
+  }
+  return corpus;
+}
+
+TextCorpus read_text_corpus(const std::string& path, const TextReadOptions& options) {
+  TextFormat format = options.format;
+  std::error_code ec;
+  const bool directory = std::filesystem::is_directory(path, ec);
+  if (!directory && !std::filesystem::exists(path, ec)) throw InputError(path + ": no such file or directory");
+  if (format == TextFormat::kAuto) {
+    std::string_view base = path;
+    if (ends_with(base, ".gz")) base.remove_suffix(3);
+    if (directory) format = TextFormat::kDirectory;
+    else if (ends_with(base, ".jsonl") || ends_with(base, ".ndjson") || ends_with(base, ".json")) format = TextFormat::kJsonl;
+    else if (ends_with(base, ".tsv") || ends_with(base, ".txt")) format = TextFormat::kTsv;
+    else {
+      throw InputError(path + ": cannot tell the text format from the name (expected a directory, or .jsonl / .tsv / .txt, "
+                              "optionally .gz)");
+    }
+  }
+  if (format == TextFormat::kDirectory) {
+    if (!directory) throw InputError(path + ": not a directory");
+    return read_directory_corpus(path, options);
+  }
+  if (directory) throw InputError(path + ": is a directory, expected a " + (format == TextFormat::kJsonl ? "JSONL" : "TSV") + " file");
+  const std::string bytes = read_file_bytes(path);
+  return format == TextFormat::kJsonl ? parse_jsonl_corpus(bytes, path, options) : parse_tsv_corpus(bytes, path, options);
+}
+
+// ---------------------------------------------------------------------------
+// Dataset bridge.
+
+Dataset make_text_dataset(SparseRows rows, std::span<const std::string> labels, std::uint32_t dimension,
+                          const std::string& source) {
+  if (rows.size() != labels.size()) {
+    throw std::logic_error("make_text_dataset: " + std::to_string(rows.size()) + " rows but " +
+                           std::to_string(labels.size()) + " labels");
+  }
+  if (rows.size() == 0) throw InputError(source + ": no documents");
+  Dataset ds;
+  ds.source = source;
+  ds.dimension = dimension;
+  std::vector<std::string> canonical(labels.size());
+  std::unordered_map<std::string, int> ids;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i].empty()) continue;  // unlabeled
+    try {
+      canonical[i] = canonical_label(labels[i]);
+    } catch (const InputError& e) {
+      throw InputError(source + ": document " + std::to_string(i + 1) + ": " + e.what());
+    }
+    if (ids.emplace(canonical[i], 0).second) ds.classes.push_back(canonical[i]);
+  }
+  sort_classes(ds.classes);
+  for (std::size_t k = 0; k < ds.classes.size(); ++k) ids[ds.classes[k]] = static_cast<int>(k);
+  ds.labels.resize(labels.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) ds.labels[i] = labels[i].empty() ? -1 : ids.at(canonical[i]);
+  assert(std::all_of(rows.indices.begin(), rows.indices.end(), [&](std::uint32_t j) { return j < dimension; }));
+  ds.row_ptr = std::move(rows.row_ptr);
+  ds.indices = std::move(rows.indices);
+  ds.values = std::move(rows.values);
+  return ds;
+}
+
+Dataset featurize_corpus(const TextFeaturizer& featurizer, const TextCorpus& corpus) {
+  return make_text_dataset(featurizer.transform(corpus.texts), corpus.labels, featurizer.dimension(), corpus.source);
+}
+
+
+}  // namespace pegasos

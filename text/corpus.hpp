@@ -1,0 +1,56 @@
+// Text corpora, (label, text) pairs read from JSONL, TSV or one folder per
+// class, and the bridge from featurized rows to a pegasos::Dataset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/dataset.hpp"
+#include "text/featurizer.hpp"
+
+namespace pegasos {
+
+enum class TextFormat { kAuto, kJsonl, kTsv, kDirectory };
+
+struct TextReadOptions {
+  TextFormat format = TextFormat::kAuto;
+  std::string text_field = "text";    // JSONL
+  std::string label_field = "label";  // JSONL; a string or a number
+  // false (predict): a missing/null label (JSONL), a line without a tab (TSV)
+  // gives an unlabeled document (label "").
+  bool require_labels = true;
+};
+
+struct TextCorpus {
+  std::vector<std::string> labels;  // canonical_label() spelling; "" = unlabeled
+  std::vector<std::string> texts;
+  std::string source;               // path, for messages
+  std::size_t size() const { return texts.size(); }
+};
+
+// Format by name: a directory -> one sub-folder per class (each regular file
+// directly inside a sub-folder is one document, label = folder name; files
+// and folders are taken in sorted order; names starting with '.' and files at
+// the top level are skipped); otherwise, after removing ".gz", ".jsonl",
+// ".ndjson" or ".json" -> JSONL, ".tsv" or ".txt" -> TSV. gzip is detected by
+// content. Throws InputError naming file:line for malformed input and for a
+// corpus without documents.
+TextCorpus read_text_corpus(const std::string& path, const TextReadOptions& options);
+// One JSON object per line (blank lines skipped, UTF-8 BOM and CRLF accepted).
+TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options);
+// LABEL<TAB>TEXT per line; TEXT is the rest of the line (further tabs included).
+TextCorpus parse_tsv_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options);
+TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions& options);
+
+// A Dataset over `rows` whose classes come from `labels` exactly as the LIBSVM
+// reader makes them (canonical_label, then sort_classes; "" = unlabeled, -1).
+// dimension is the featurizer's, so training and test sets agree.
+Dataset make_text_dataset(SparseRows rows, std::span<const std::string> labels, std::uint32_t dimension,
+                          const std::string& source);
+// transform + make_text_dataset.
+Dataset featurize_corpus(const TextFeaturizer& featurizer, const TextCorpus& corpus);
+
+}  // namespace pegasos
