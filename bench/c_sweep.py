@@ -798,6 +798,7 @@ def reanalyse(args):
 
 
 def main():
+    global SOLVERS
     ap = argparse.ArgumentParser(description="C-range acceptance sweep (see the module docstring)")
     ap.add_argument("--quick", action="store_true", help=f"CI mode: sets {','.join(QUICK_SETS)}, "
                                                          f"C {','.join(fmt_c(c) for c in QUICK_C)}")
@@ -818,6 +819,8 @@ def main():
     ap.add_argument("--time-repeats", type=int, default=3,
                     help="default and LIBLINEAR -e 0.1 runs shorter than 2 s are timed N times, fastest kept")
     ap.add_argument("--no-liblinear", action="store_true")
+    ap.add_argument("--solvers", default=",".join(SOLVERS),
+                    help="comma-separated subset of the solvers run (default: all: %(default)s)")
     ap.add_argument("--jobs", type=int, default=1, help="units run in parallel (timings get noisier)")
     ap.add_argument("--strict-checks", action="store_true", help="exit 1 when a hard check fails")
     ap.add_argument("--keep-work", action="store_true", help="keep the models (in OUT/c_sweep_work)")
@@ -825,6 +828,11 @@ def main():
                     help="no runs: re-analyse (and merge) earlier c_sweep JSON files, comma-separated, "
                          "and rewrite the report in --out")
     args = ap.parse_args()
+    chosen = [x for x in args.solvers.split(",") if x]
+    unknown = [x for x in chosen if x not in SOLVERS]
+    if unknown or not chosen:
+        ap.error(f"--solvers: unknown {', '.join(unknown) or '(empty)'}; choose from {', '.join(SOLVERS)}")
+    SOLVERS = chosen
 
     if args.from_json:
         return reanalyse(args)

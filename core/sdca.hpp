@@ -283,21 +283,39 @@ class StallRule {
       }
       break;
     }
+    // The visits still needed at the rate since the last check at least
+    // kRatePasses passes' worth of visits ago (a shorter window than the
+    // stall's: the interior-point hand-over compares it with its own cost).
+    needed_ = -1.0;
+    for (auto it = gaps_.rbegin(); it != gaps_.rend(); ++it) {
+      const double span = static_cast<double>(t - it->first);
+      if (span < kRatePasses * n_) continue;
+      const double log_rate = std::log(gap / it->second) / span;
+      needed_ = gap <= tolerance_ * std::abs(primal) ? 0.0
+                : log_rate < 0.0 ? std::log(tolerance_ * std::abs(primal) / gap) / log_rate
+                                 : std::numeric_limits<double>::infinity();
+      break;
+    }
     gaps_.emplace_back(t, gap);
     if (stalled) gaps_.clear();
     return stalled;
   }
+  static constexpr double kRatePasses = 20;
+  // From the last check(): visits still needed at the rate seen (∞: the gap
+  // did not shrink; −1: no check far enough back).
+  double needed() const { return needed_; }
 
  private:
-  double n_, tolerance_;
+  double n_, tolerance_, needed_ = -1.0;
   std::vector<std::pair<std::uint64_t, double>> gaps_;  // (visits, exact P − D) at the exact checks
 };
 
-// The interior-point solver (core/interior_point.hpp) at a stall of
-// coordinate ascent, once per run, where its whole run costs fewer
-// floating-point operations than the visits left in the budget (a stalled
-// run would otherwise spend them; a visit costs about 4 operations a non-zero
-// and output). On unscaled low-dimensional data it certifies in tens of
+// The interior-point solver (core/interior_point.hpp), once per run, at an
+// exact gap check where its whole run costs fewer floating-point operations
+// than coordinate ascent is predicted to need: the visits to the tolerance at
+// the rate of the last StallRule::kRatePasses passes, or at a stall all the
+// visits left in the budget (a visit costs about 4 operations a non-zero and
+// output). On unscaled low-dimensional data it certifies in tens of
 // Newton steps where coordinate ascent ends at its cap with gaps near 100%
 // (UCI Vehicle, Satellite, Glass); on wide data (text, images) its
 // (rK)² normal matrix does not pay and it is never tried.
@@ -310,11 +328,11 @@ struct InteriorPointGate {
   static constexpr std::size_t kMaxUnknowns = 1024;
   bool tried = false;
 
-  bool pays(const Dataset& data, std::size_t K, std::size_t unknowns, std::uint64_t visits_left) const {
+  bool pays(const Dataset& data, std::size_t K, std::size_t unknowns, double visits_left) const {
     if (tried || unknowns > kMaxUnknowns || data.size() == 0) return false;
     const double p = static_cast<double>(data.nnz()) / static_cast<double>(data.size());
     const double ipm = kIterations * interior_point_flops(data.size(), p, K, unknowns);
-    const double cd = static_cast<double>(visits_left) * 4.0 * static_cast<double>(K) * (p + 1.0);
+    const double cd = visits_left * 4.0 * static_cast<double>(K) * (p + 1.0);
     return ipm <= cd;
   }
 };
@@ -488,10 +506,14 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
     checked = true;
     return checked_dual = dual();
   };
+  double needed = -1.0;  // from the last exact check: visits still needed at the rate seen
   auto stalling = [&](std::uint64_t t) {
+    needed = -1.0;
     if (!automatic || !checked) return false;
     checked = false;
-    return stall.check(t, checked_primal, checked_dual);
+    const bool stalled = stall.check(t, checked_primal, checked_dual);
+    needed = stall.needed();
+    return stalled;
   };
   // -------------------------------------------------------------------------
 
@@ -603,7 +625,8 @@ TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSett
     // comes in time. 12 UCI settings, passes to certify summed: polish alone
     // 13777, both without the wait 15551, with it 10697.
     const bool stalled = stalling(t);
-    if (stalled && interior.pays(data, 1, dim + (feature_bias ? 1 : 0), T - t)) {
+    if ((stalled || needed > 0.0) &&
+        interior.pays(data, 1, dim + (feature_bias ? 1 : 0), stalled ? T - t : std::min<double>(T - t, needed))) {
       // The interior-point solver; its dual point replaces α if it is higher,
       // and the next exact check (this one) judges it. Its operations count
       // against the visit budget at the rate pays() assumes.
@@ -1065,8 +1088,10 @@ TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const
       break;
     }
     const bool stalled = automatic && checked && stall.check(t, checked_primal, checked_dual);
+    const double needed = automatic && checked ? stall.needed() : -1.0;
     checked = false;
-    if (stalled && interior.pays(data, K, rows * K, T - t)) {
+    if ((stalled || needed > 0.0) &&
+        interior.pays(data, K, rows * K, stalled ? T - t : std::min<double>(T - t, needed))) {
       // As in the binary solver: the dual point replaces α if it is higher,
       // the next exact check judges it, its operations count against the
       // visit budget.
