@@ -159,193 +159,249 @@ inline void certify(const InteriorPointProblem& pr, const std::vector<double>& a
 
 }  // namespace interior_point_detail
 
+// Mehrotra's method on one problem: the state (w, ξ, α, slacks), the
+// residuals, the normal matrix and its factorisation, one part each.
+class InteriorPointSolver {
+ public:
+  explicit InteriorPointSolver(const InteriorPointProblem& pr)
+      : pr_(pr), n_(pr.data->size()), K_(pr.K), J_(pr.J), m_(pr.unknowns()), N_(n_ * J_) {
+    // Eigen blocks its matrix products by the cache sizes it detects, and the
+    // blocking fixes the order of the sums: fixed sizes make the results the
+    // same on every machine (models are reproducible bit for bit).
+    Eigen::setCpuCacheSizes(32 * 1024, 1024 * 1024, 8 * 1024 * 1024);
+    start();
+    S_.reserve(n_ * K_);
+    z_.assign(n_ * K_, 0.0);
+    d_.assign(N_, 0.0);
+    g_.assign(N_, 0.0);
+    Di_.assign(n_, 0.0);
+    ubar_.assign(n_ * K_, 0.0);
+    rxi_.assign(n_, 0.0);
+    rs_.assign(N_, 0.0);
+    rc_.assign(N_, 0.0);
+    da_.assign(N_, 0.0);
+    ds_.assign(N_, 0.0);
+    dxi_.assign(n_, 0.0);
+    M_.resize(static_cast<Eigen::Index>(m_), static_cast<Eigen::Index>(m_));
+  }
+
+  // Solve to a certified relative gap `target` or `max_iterations` Newton
+  // steps, whichever first; the best certified point seen (smallest gap).
+  InteriorPointResult run(double target, int max_iterations) {
+    InteriorPointResult best;
+    if (live_ == 0) return best;
+    for (int it = 0; it < max_iterations; ++it) {
+      const double mu = residuals();
+      InteriorPointResult now;
+      std::vector<double> cz, cS, cat;
+      interior_point_detail::certify(pr_, alpha_, now, cz, cS, cat);
+      const double gap = now.primal - now.dual;
+      now.certified = gap <= target * std::abs(now.primal);
+      if (std::isfinite(gap) && !(best.primal - best.dual <= gap)) best = std::move(now);
+      best.iterations = it;
+      if (best.certified || !factorise()) break;
+      step(mu);
+    }
+    return best;
+  }
+
+ private:
+  bool live(std::size_t i) const { return pr_.U[i] > 0.0; }
+
+  // w = 0, ξ_i one above its largest b_ij (slacks ≥ 1), α_ij = U_i/J.
+  void start() {
+    w_ = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m_));
+    xi_.assign(n_, 0.0);
+    alpha_.assign(N_, 0.0);
+    s_.assign(N_, 0.0);
+    for (std::size_t i = 0; i < n_; ++i) {
+      double top = -std::numeric_limits<double>::infinity();
+      for (std::size_t j = 0; j < J_; ++j) top = std::max(top, pr_.b[i * J_ + j]);
+      xi_[i] = top + 1.0;
+      for (std::size_t j = 0; j < J_; ++j) {
+        alpha_[i * J_ + j] = pr_.U[i] / static_cast<double>(J_);
+        s_[i * J_ + j] = xi_[i] - pr_.b[i * J_ + j];
+      }
+      if (live(i)) live_ += J_;
+    }
+  }
+
+  // r_w = w + Σ α a, r_ξ = U − Σ_j α, r_s = s − ξ + b + aᵀw; returns μ.
+  double residuals() {
+    namespace ip = interior_point_detail;
+    ip::scores(pr_, w_.data(), S_);
+    ip::constraint_values(pr_, S_, at_);
+    std::fill(z_.begin(), z_.end(), 0.0);
+    double mu = 0.0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      rxi_[i] = pr_.U[i];
+      for (std::size_t j = 0; j < J_; ++j) {
+        const std::size_t e = i * J_ + j;
+        rxi_[i] -= alpha_[e];
+        rs_[e] = s_[e] - xi_[i] + pr_.b[e] + at_[e];
+        if (!live(i)) continue;
+        mu += alpha_[e] * s_[e];
+        for (std::size_t k = 0; k < K_; ++k) z_[i * K_ + k] += alpha_[e] * pr_.u[e * K_ + k];
+      }
+    }
+    rw_ = w_;
+    ip::scatter(pr_, z_, rw_.data());
+    return mu / static_cast<double>(live_);
+  }
+
+  // d = α/s, D_i, ū_i and M_i = Σ_j d_ij (u_ij − ū_i)(u_ij − ū_i)ᵀ (lower).
+  void example_weights(std::size_t i, std::vector<double>& Mi) {
+    double D = 0.0;
+    for (std::size_t k = 0; k < K_; ++k) ubar_[i * K_ + k] = 0.0;
+    for (std::size_t j = 0; j < J_; ++j) {
+      const std::size_t e = i * J_ + j;
+      d_[e] = alpha_[e] / s_[e];
+      D += d_[e];
+      for (std::size_t k = 0; k < K_; ++k) ubar_[i * K_ + k] += d_[e] * pr_.u[e * K_ + k];
+    }
+    Di_[i] = D;
+    for (std::size_t k = 0; k < K_; ++k) ubar_[i * K_ + k] /= D;
+    std::fill(Mi.begin(), Mi.end(), 0.0);
+    for (std::size_t j = 0; j < J_; ++j) {
+      const std::size_t e = i * J_ + j;
+      for (std::size_t k = 0; k < K_; ++k) {
+        const double ck = d_[e] * (pr_.u[e * K_ + k] - ubar_[i * K_ + k]);
+        if (ck == 0.0) continue;
+        for (std::size_t l = 0; l <= k; ++l) Mi[k * K_ + l] += ck * (pr_.u[e * K_ + l] - ubar_[i * K_ + l]);
+      }
+    }
+  }
+
+  // M = I + Σ_i M_i ⊗ x̃_i x̃_iᵀ block by block: block (k, l) is
+  // X̃ᵀ diag(M_i[k, l]) X̃, formed kRows examples at a time as dense products
+  // (BLAS-3 speed; a diagonal block, whose weights are ≥ 0, as a symmetric
+  // rank update). Then Cholesky; LDLᵀ where rounding has left the huge
+  // late-stage M not positive definite. False if both fail.
+  bool factorise() {
+    constexpr std::size_t kRows = 256;
+    const std::size_t r = pr_.rows(), dim = pr_.data->dimension;
+    const auto R = static_cast<Eigen::Index>(r);
+    std::vector<double> Mi(K_ * K_);
+    Eigen::MatrixXd X(static_cast<Eigen::Index>(kRows), R), Y(static_cast<Eigen::Index>(kRows), R);
+    Eigen::MatrixXd C(static_cast<Eigen::Index>(kRows), static_cast<Eigen::Index>(K_ * K_));
+    M_.setIdentity();
+    for (std::size_t c0 = 0; c0 < n_; c0 += kRows) {
+      const std::size_t rows = std::min(kRows, n_ - c0);
+      const auto Rows = static_cast<Eigen::Index>(rows);
+      X.topRows(Rows).setZero();
+      C.topRows(Rows).setZero();
+      for (std::size_t v = 0; v < rows; ++v) {
+        const std::size_t i = c0 + v;
+        if (!live(i)) continue;
+        example_weights(i, Mi);
+        for (std::size_t e = 0; e < K_ * K_; ++e) C(static_cast<Eigen::Index>(v), static_cast<Eigen::Index>(e)) = Mi[e];
+        const RowView x = pr_.data->row(i);
+        for (std::uint32_t p = 0; p < x.nnz; ++p) X(static_cast<Eigen::Index>(v), x.indices[p]) = x.values[p];
+        if (pr_.B != 0.0) X(static_cast<Eigen::Index>(v), static_cast<Eigen::Index>(dim)) = pr_.B;
+      }
+      for (std::size_t k = 0; k < K_; ++k) {
+        for (std::size_t l = 0; l <= k; ++l) {
+          const auto col = C.col(static_cast<Eigen::Index>(k * K_ + l)).head(Rows);
+          auto block = M_.block(static_cast<Eigen::Index>(k * r), static_cast<Eigen::Index>(l * r), R, R);
+          if (k == l) {
+            Y.topRows(Rows) = col.cwiseMax(0.0).cwiseSqrt().asDiagonal() * X.topRows(Rows);
+            block.selfadjointView<Eigen::Lower>().rankUpdate(Y.topRows(Rows).transpose());
+          } else {
+            Y.topRows(Rows) = col.asDiagonal() * X.topRows(Rows);
+            block.noalias() += X.topRows(Rows).transpose() * Y.topRows(Rows);
+          }
+        }
+      }
+    }
+    llt_.compute(M_);  // reads the lower triangle
+    pivoted_ = llt_.info() != Eigen::Success;
+    if (!pivoted_) return true;
+    ldlt_.compute(M_);
+    return ldlt_.info() == Eigen::Success;
+  }
+
+  // One Newton direction for the complementarity residual rc_ (d, ū, D_i,
+  // the factorisation and the other residuals fixed).
+  void direction() {
+    namespace ip = interior_point_detail;
+    std::vector<double> q(n_ * K_, 0.0);  // −(Σ_j d g (u − ū) + ū r_ξ) per example
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (!live(i)) continue;
+      for (std::size_t j = 0; j < J_; ++j) {
+        const std::size_t e = i * J_ + j;
+        g_[e] = rs_[e] - rc_[e] / alpha_[e];
+        for (std::size_t k = 0; k < K_; ++k) q[i * K_ + k] -= d_[e] * g_[e] * (pr_.u[e * K_ + k] - ubar_[i * K_ + k]);
+      }
+      for (std::size_t k = 0; k < K_; ++k) q[i * K_ + k] -= ubar_[i * K_ + k] * rxi_[i];
+    }
+    Eigen::VectorXd rhs = -rw_;
+    ip::scatter(pr_, q, rhs.data());
+    dw_ = pivoted_ ? Eigen::VectorXd(ldlt_.solve(rhs)) : Eigen::VectorXd(llt_.solve(rhs));
+    ip::scores(pr_, dw_.data(), S_);
+    ip::constraint_values(pr_, S_, at_);  // a_ijᵀ Δw
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (!live(i)) continue;
+      double h = 0.0;
+      for (std::size_t j = 0; j < J_; ++j) h += d_[i * J_ + j] * (g_[i * J_ + j] + at_[i * J_ + j]);
+      dxi_[i] = (h - rxi_[i]) / Di_[i];
+      for (std::size_t j = 0; j < J_; ++j) {
+        const std::size_t e = i * J_ + j;
+        da_[e] = d_[e] * (g_[e] - dxi_[i] + at_[e]);
+        ds_[e] = (-rc_[e] - s_[e] * da_[e]) / alpha_[e];
+      }
+    }
+  }
+
+  // The longest step in [0, 1] that keeps α and the slacks non-negative.
+  double max_step() const {
+    double tau = 1.0;
+    for (std::size_t e = 0; e < N_; ++e) {
+      if (!live(e / J_)) continue;
+      if (da_[e] < 0.0) tau = std::min(tau, -alpha_[e] / da_[e]);
+      if (ds_[e] < 0.0) tau = std::min(tau, -s_[e] / ds_[e]);
+    }
+    return tau;
+  }
+
+  // Predictor (affine scaling), then the corrector with centring
+  // σ = (μ_aff/μ)³; the step stays 0.99 of the way to the boundary.
+  void step(double mu) {
+    for (std::size_t e = 0; e < N_; ++e) rc_[e] = alpha_[e] * s_[e];
+    direction();
+    const double tau_aff = max_step();
+    double mu_aff = 0.0;
+    for (std::size_t e = 0; e < N_; ++e) {
+      if (live(e / J_)) mu_aff += (alpha_[e] + tau_aff * da_[e]) * (s_[e] + tau_aff * ds_[e]);
+    }
+    const double sigma = std::pow(mu_aff / static_cast<double>(live_) / mu, 3);
+    for (std::size_t e = 0; e < N_; ++e) rc_[e] = alpha_[e] * s_[e] + da_[e] * ds_[e] - sigma * mu;
+    direction();
+    const double tau = std::min(1.0, 0.99 * max_step());
+    w_ += tau * dw_;
+    for (std::size_t i = 0; i < n_; ++i) xi_[i] += tau * dxi_[i];
+    for (std::size_t e = 0; e < N_; ++e) {
+      if (!live(e / J_)) continue;
+      alpha_[e] += tau * da_[e];
+      s_[e] += tau * ds_[e];
+    }
+  }
+
+  const InteriorPointProblem& pr_;
+  std::size_t n_, K_, J_, m_, N_, live_ = 0;  // live_: multipliers that take part (U_i > 0)
+  Eigen::VectorXd w_, rw_, dw_;
+  std::vector<double> xi_, alpha_, s_;
+  std::vector<double> S_, at_, z_, d_, g_, Di_, ubar_, rxi_, rs_, rc_, da_, ds_, dxi_;
+  Eigen::MatrixXd M_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+  Eigen::LDLT<Eigen::MatrixXd> ldlt_;
+  bool pivoted_ = false;
+};
+
 // Solve to a certified relative gap `target` or `max_iterations` Newton
 // steps, whichever first. Returns the best certified point seen (the one with
 // the smallest gap), never an infeasible one.
 inline InteriorPointResult solve_interior_point(const InteriorPointProblem& pr, double target, int max_iterations) {
-  namespace ip = interior_point_detail;
-  const Dataset& data = *pr.data;
-  const std::size_t n = data.size(), K = pr.K, J = pr.J, r = pr.rows(), m = pr.unknowns(), dim = data.dimension;
-  const std::size_t N = n * J;
-  // Start: w = 0, ξ_i one above its largest b_ij (slacks ≥ 1), α_ij = U_i/J.
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m));
-  std::vector<double> xi(n), alpha(N), s(N);
-  std::size_t live = 0;  // multipliers that take part (U_i > 0)
-  for (std::size_t i = 0; i < n; ++i) {
-    double top = -std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < J; ++j) top = std::max(top, pr.b[i * J + j]);
-    xi[i] = top + 1.0;
-    for (std::size_t j = 0; j < J; ++j) {
-      alpha[i * J + j] = pr.U[i] / static_cast<double>(J);
-      s[i * J + j] = xi[i] - pr.b[i * J + j];
-    }
-    if (pr.U[i] > 0.0) live += J;
-  }
-  InteriorPointResult best;
-  if (live == 0) return best;
-  std::vector<double> S, at, z(n * K), d(N), g(N), Di(n), ubar(n * K), rxi(n), rs(N), rc(N);
-  std::vector<double> da(N), ds(N), dxi(n), da_aff(N), ds_aff(N), cz, cS, cat;
-  Eigen::VectorXd rw(static_cast<Eigen::Index>(m)), rhs(static_cast<Eigen::Index>(m)), dw;
-  Eigen::MatrixXd M(static_cast<Eigen::Index>(m), static_cast<Eigen::Index>(m));
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  Eigen::LDLT<Eigen::MatrixXd> ldlt;  // when rounding leaves the huge late-stage M not positive definite
-  bool pivoted = false;
-  std::vector<double> Mi(K * K);
-
-  // One Newton direction for complementarity residual rc (d, ū, D_i, the
-  // factorisation and the other residuals fixed).
-  auto direction = [&] {
-    std::fill(z.begin(), z.end(), 0.0);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (pr.U[i] == 0.0) continue;
-      for (std::size_t j = 0; j < J; ++j) {
-        const std::size_t e = i * J + j;
-        g[e] = rs[e] - rc[e] / alpha[e];
-        const double* u = &pr.u[e * K];
-        for (std::size_t k = 0; k < K; ++k) z[i * K + k] += d[e] * g[e] * (u[k] - ubar[i * K + k]);
-      }
-      for (std::size_t k = 0; k < K; ++k) z[i * K + k] += ubar[i * K + k] * rxi[i];
-    }
-    rhs = -rw;
-    std::vector<double> zneg(z.size());
-    for (std::size_t e = 0; e < z.size(); ++e) zneg[e] = -z[e];
-    ip::scatter(pr, zneg, rhs.data());
-    dw = pivoted ? Eigen::VectorXd(ldlt.solve(rhs)) : Eigen::VectorXd(llt.solve(rhs));
-    ip::scores(pr, dw.data(), S);
-    ip::constraint_values(pr, S, at);  // at = a_ijᵀ Δw
-    for (std::size_t i = 0; i < n; ++i) {
-      if (pr.U[i] == 0.0) {
-        dxi[i] = 0.0;
-        for (std::size_t j = 0; j < J; ++j) da[i * J + j] = ds[i * J + j] = 0.0;
-        continue;
-      }
-      double h = 0.0;
-      for (std::size_t j = 0; j < J; ++j) h += d[i * J + j] * (g[i * J + j] + at[i * J + j]);
-      dxi[i] = (h - rxi[i]) / Di[i];
-      for (std::size_t j = 0; j < J; ++j) {
-        const std::size_t e = i * J + j;
-        da[e] = d[e] * (g[e] - dxi[i] + at[e]);
-        ds[e] = (-rc[e] - s[e] * da[e]) / alpha[e];
-      }
-    }
-  };
-  auto max_step = [&] {
-    double tau = 1.0;
-    for (std::size_t e = 0; e < N; ++e) {
-      if (pr.U[e / J] == 0.0) continue;
-      if (da[e] < 0.0) tau = std::min(tau, -alpha[e] / da[e]);
-      if (ds[e] < 0.0) tau = std::min(tau, -s[e] / ds[e]);
-    }
-    return tau;
-  };
-
-  for (int it = 0; it < max_iterations; ++it) {
-    // Residuals at the current point.
-    ip::scores(pr, w.data(), S);
-    ip::constraint_values(pr, S, at);
-    std::fill(z.begin(), z.end(), 0.0);
-    double mu = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-      rxi[i] = pr.U[i];
-      for (std::size_t j = 0; j < J; ++j) {
-        const std::size_t e = i * J + j;
-        rxi[i] -= alpha[e];
-        rs[e] = s[e] - xi[i] + pr.b[e] + at[e];
-        if (pr.U[i] == 0.0) continue;
-        mu += alpha[e] * s[e];
-        const double* u = &pr.u[e * K];
-        for (std::size_t k = 0; k < K; ++k) z[i * K + k] += alpha[e] * u[k];
-      }
-    }
-    mu /= static_cast<double>(live);
-    rw = w;
-    ip::scatter(pr, z, rw.data());
-
-    // The certificate of the current multipliers; keep the best.
-    InteriorPointResult now;
-    ip::certify(pr, alpha, now, cz, cS, cat);
-    const double gap = now.primal - now.dual;
-    now.certified = gap <= target * std::abs(now.primal);
-    if (std::isfinite(gap) && !(best.primal - best.dual <= gap)) best = std::move(now);
-    best.iterations = it;
-    if (best.certified) break;
-
-    // The normal matrix I + Σ_i M_i ⊗ x̃_i x̃_iᵀ (lower block triangle).
-    M.setIdentity();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (pr.U[i] == 0.0) continue;
-      double D = 0.0;
-      for (std::size_t k = 0; k < K; ++k) ubar[i * K + k] = 0.0;
-      for (std::size_t j = 0; j < J; ++j) {
-        const std::size_t e = i * J + j;
-        d[e] = alpha[e] / s[e];
-        D += d[e];
-        for (std::size_t k = 0; k < K; ++k) ubar[i * K + k] += d[e] * pr.u[e * K + k];
-      }
-      Di[i] = D;
-      for (std::size_t k = 0; k < K; ++k) ubar[i * K + k] /= D;
-      std::fill(Mi.begin(), Mi.end(), 0.0);
-      for (std::size_t j = 0; j < J; ++j) {
-        const std::size_t e = i * J + j;
-        for (std::size_t k = 0; k < K; ++k) {
-          const double ck = d[e] * (pr.u[e * K + k] - ubar[i * K + k]);
-          if (ck == 0.0) continue;
-          for (std::size_t l = 0; l <= k; ++l) Mi[k * K + l] += ck * (pr.u[e * K + l] - ubar[i * K + l]);
-        }
-      }
-      const RowView x = data.row(i);
-      for (std::size_t k = 0; k < K; ++k) {
-        for (std::size_t l = 0; l <= k; ++l) {
-          const double c = Mi[k * K + l];
-          if (c == 0.0) continue;
-          auto block = M.block(static_cast<Eigen::Index>(k * r), static_cast<Eigen::Index>(l * r),
-                               static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(r));
-          for (std::uint32_t p = 0; p < x.nnz; ++p) {
-            const double cp = c * static_cast<double>(x.values[p]);
-            for (std::uint32_t q = 0; q < x.nnz; ++q) block(x.indices[p], x.indices[q]) += cp * x.values[q];
-            if (pr.B != 0.0) {
-              block(x.indices[p], dim) += cp * pr.B;
-              block(dim, x.indices[p]) += cp * pr.B;
-            }
-          }
-          if (pr.B != 0.0) block(dim, dim) += c * pr.B * pr.B;
-        }
-      }
-    }
-    llt.compute(M);  // reads the lower triangle
-    pivoted = llt.info() != Eigen::Success;
-    if (pivoted) {
-      ldlt.compute(M);
-      if (ldlt.info() != Eigen::Success) break;
-    }
-
-    // Predictor (affine scaling), then Mehrotra's corrector with centring
-    // σ = (μ_aff/μ)³.
-    for (std::size_t e = 0; e < N; ++e) rc[e] = alpha[e] * s[e];
-    direction();
-    const double tau_aff = max_step();
-    double mu_aff = 0.0;
-    for (std::size_t e = 0; e < N; ++e) {
-      if (pr.U[e / J] == 0.0) continue;
-      mu_aff += (alpha[e] + tau_aff * da[e]) * (s[e] + tau_aff * ds[e]);
-    }
-    mu_aff /= static_cast<double>(live);
-    const double sigma = std::pow(mu_aff / mu, 3);
-    da_aff = da;
-    ds_aff = ds;
-    for (std::size_t e = 0; e < N; ++e) rc[e] = alpha[e] * s[e] + da_aff[e] * ds_aff[e] - sigma * mu;
-    direction();
-    // Stay strictly inside: 0.99 of the way to the boundary.
-    const double tau = std::min(1.0, 0.99 * max_step());
-    w += tau * dw;
-    for (std::size_t i = 0; i < n; ++i) xi[i] += tau * dxi[i];
-    for (std::size_t e = 0; e < N; ++e) {
-      if (pr.U[e / J] == 0.0) continue;
-      alpha[e] += tau * da[e];
-      s[e] += tau * ds[e];
-    }
-  }
-  return best;
+  return InteriorPointSolver(pr).run(target, max_iterations);
 }
 
 }  // namespace pegasos
