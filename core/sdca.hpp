@@ -32,11 +32,11 @@
 
 #include "core/box_qp.hpp"
 #include "core/dataset.hpp"
-#include "core/engine.hpp"
 #include "core/errors.hpp"
 #include "core/interior_point.hpp"
 #include "core/objective.hpp"
 #include "core/random.hpp"
+#include "core/training.hpp"
 
 namespace pegasos {
 
