@@ -1,0 +1,531 @@
+// Dual coordinate ascent for the binary hinge objectives (hinge, weighted
+// hinge, transfer): the problem and the step are described in core/sdca.hpp.
+// Badly conditioned problems get conjugate-gradient steps on the free dual
+// variables, the box polish of core/box_qp.hpp and the interior-point solver
+// of core/interior_point.hpp (hand-overs in BinarySdca::hand_over).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "core/box_qp.hpp"
+#include "core/dataset.hpp"
+#include "core/objective.hpp"
+#include "core/random.hpp"
+#include "core/sdca_common.hpp"
+#include "core/training.hpp"
+
+namespace pegasos {
+
+// Conjugate gradient on the free face of the binary dual, between passes of
+// coordinate ascent. With the examples at a bound held there, the dual is a
+// concave quadratic in the free α_F (0 < α_i < c_i):
+//     D(α_F + Δ) − D(α_F) = (gᵀΔ − ½ ΔᵀHΔ)/n,  g_i = 1 − y_i (w·x_i + o_i),
+//     H_ij = y_i y_j x_i·x_j / (λn)  (x with the constant feature),
+// and CG maximises it from Δ = 0, each iterate higher than the last, until
+// it converges or a step would take a free α past a bound: that step stops
+// at the bound (still higher: the quadratic increases all along a CG step)
+// and CG ends there (restarting on the smaller face measured worse).
+// Coordinate ascent needs thousands of passes where the free examples are
+// about as many as the features they use, nearly dependent (dense raw,
+// unscaled features): H_FF is then ill-conditioned, and CG takes it in about
+// |F| iterations. Where the free rows use many more features than there are
+// of them (text), H_FF is well conditioned and coordinate ascent does fine:
+// then (|F| < kMinFreePerFeature × features used) CG is not run.
+// Each iteration reads the free rows twice (H p = Y X (Xᵀ Y p) / (λn)); the
+// rows read (also for the features used, g and applying Δ) are counted
+// against `budget`. `scratch` (dim zeros, left zero) holds Xᵀ Y p.
+struct FreeFaceCg {
+  std::uint64_t rows_read = 0;
+  bool well_conditioned = false;  // not run: too few free examples per feature used
+};
+inline constexpr double kMinFreePerFeature = 0.25;
+
+template <class Weights>
+FreeFaceCg free_face_cg(const Dataset& data, double B, double lambda_n, const std::vector<double>& signed_cost,
+                        const std::vector<double>& offset, const std::vector<double>& sq,
+                        std::span<const std::uint32_t> candidates, std::uint64_t budget, std::vector<double>& alpha,
+                        Weights& w, double& wb, double& linear, double& sq_norm, std::vector<double>& scratch) {
+  FreeFaceCg out;
+  std::vector<std::uint32_t> F;
+  for (const std::uint32_t i : candidates) {
+    if (alpha[i] > 0.0 && alpha[i] < std::abs(signed_cost[i]) && sq[i] > 0.0) F.push_back(i);
+  }
+  const std::size_t f = F.size();
+  // The features used (f rows), the gradient (f), one iteration (2f), applying Δ (2f).
+  if (f < 2 || 6 * f > budget) return out;
+  std::size_t features = B != 0.0 ? 1 : 0;
+  for (const std::uint32_t i : F) {
+    const RowView x = data.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      if (scratch[x.indices[j]] == 0.0) {
+        scratch[x.indices[j]] = 1.0;
+        ++features;
+      }
+    }
+  }
+  auto clear_scratch = [&] {  // back to zeros, only the entries the free rows touch
+    for (const std::uint32_t i : F) {
+      const RowView x = data.row(i);
+      for (std::uint32_t j = 0; j < x.nnz; ++j) scratch[x.indices[j]] = 0.0;
+    }
+  };
+  clear_scratch();
+  out.rows_read = f;
+  if (static_cast<double>(f) < kMinFreePerFeature * static_cast<double>(features)) {
+    out.well_conditioned = true;
+    return out;
+  }
+
+  auto dot = [](const RowView& x, const double* v, double start) {
+    for (std::uint32_t j = 0; j < x.nnz; ++j) start += static_cast<double>(x.values[j]) * v[x.indices[j]];
+    return start;
+  };
+  std::vector<double> y(f), r(f), q(f), delta(f, 0.0);
+  for (std::size_t k = 0; k < f; ++k) {
+    y[k] = signed_cost[F[k]] >= 0 ? 1.0 : -1.0;
+    r[k] = 1.0 - y[k] * (dot(data.row(F[k]), w.data(), wb * B) + offset[F[k]]);
+  }
+  out.rows_read += f;
+  std::vector<double> p = r;
+  double rr = 0.0;
+  for (const double v : r) rr += v * v;
+  const double rr_start = rr;
+  for (std::size_t it = 0; it < 2 * f && rr > 1e-24 * rr_start && out.rows_read + 4 * f <= budget; ++it) {
+    // q = H p: u = Σ_k p_k y_k x_k / (λn) into scratch, then q_k = y_k x_k·u.
+    double u_bias = 0.0;
+    for (std::size_t k = 0; k < f; ++k) {
+      const RowView x = data.row(F[k]);
+      const double coef = p[k] * y[k] / lambda_n;
+      for (std::uint32_t j = 0; j < x.nnz; ++j) scratch[x.indices[j]] += coef * x.values[j];
+      u_bias += coef * B;
+    }
+    double pq = 0.0;
+    for (std::size_t k = 0; k < f; ++k) {
+      q[k] = y[k] * dot(data.row(F[k]), scratch.data(), u_bias * B);
+      pq += p[k] * q[k];
+    }
+    clear_scratch();
+    out.rows_read += 2 * f;
+    if (!(pq > 0.0)) break;
+    const double step = rr / pq;
+    double tau = step;  // the longest step that keeps every α_F within [0, c]
+    for (std::size_t k = 0; k < f; ++k) {
+      const double a = alpha[F[k]] + delta[k];
+      if (p[k] > 0.0) tau = std::min(tau, (std::abs(signed_cost[F[k]]) - a) / p[k]);
+      if (p[k] < 0.0) tau = std::min(tau, -a / p[k]);
+    }
+    tau = std::max(tau, 0.0);
+    for (std::size_t k = 0; k < f; ++k) delta[k] += tau * p[k];
+    if (tau < step) break;  // at a bound
+    double rr_next = 0.0;
+    for (std::size_t k = 0; k < f; ++k) {
+      r[k] -= step * q[k];
+      rr_next += r[k] * r[k];
+    }
+    const double beta = rr_next / rr;
+    rr = rr_next;
+    for (std::size_t k = 0; k < f; ++k) p[k] = r[k] + beta * p[k];
+  }
+  // Apply Δ row by row, as coordinate steps would (w and the running sums).
+  for (std::size_t k = 0; k < f; ++k) {
+    const std::uint32_t i = F[k];
+    const double a = std::clamp(alpha[i] + delta[k], 0.0, std::abs(signed_cost[i]));
+    const double d = a - alpha[i];
+    if (d == 0.0) continue;
+    const RowView x = data.row(i);
+    const double score = dot(x, w.data(), wb * B);
+    alpha[i] = a;
+    linear += d * (1.0 - y[k] * offset[i]);
+    const double st = d * y[k] / lambda_n;
+    for (std::uint32_t j = 0; j < x.nnz; ++j) w[x.indices[j]] += st * x.values[j];
+    wb += st * B;
+    sq_norm += 2.0 * st * score + st * st * sq[i];
+  }
+  out.rows_read += 2 * f;
+  return out;
+}
+
+// The dual point of the binary problem from Pegasos' dual coefficients
+// (w = Σ_i A_i x̃_i, so α_i = λn·y_i·A_i), clipped into the box [0, c_i].
+template <HingeDual O>
+std::vector<double> alpha_from_coefficients(const Dataset& data, const O& objective, const EngineSettings& s,
+                                            const std::vector<double>& A) {
+  const std::size_t n = data.size();
+  const double lambda_n = s.lambda * static_cast<double>(n);
+  std::vector<double> alpha(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double yc = objective.signed_cost(data.row(i));
+    alpha[i] = std::clamp(lambda_n * std::copysign(1.0, yc) * A[i], 0.0, std::abs(yc));
+  }
+  return alpha;
+}
+
+// `warm` (optional): dual variables to start from (α_i in [0, c_i]; clipped),
+// e.g. a previous run's TrainResult::alpha; w starts as w(α).
+template <HingeDual O>
+class BinarySdca {
+ public:
+  BinarySdca(const Dataset& data, const O& objective, const EngineSettings& s,
+             const std::function<bool(const EpochInfo&)>& on_epoch, const std::vector<double>* warm)
+      : data_(data), objective_(objective), s_(s), on_epoch_(on_epoch), n_(data.size()), dim_(data.dimension),
+        lambda_(s.lambda), lambda_n_(lambda_ * static_cast<double>(n_)),
+        feature_bias_(s.bias == BiasMode::kFeature), B_(feature_bias_ ? s.bias_feature_value : 0.0),
+        stall_(n_, s.tolerance) {
+    if (s.bias == BiasMode::kUnregularized) {
+      throw ConfigError("solver: sdca supports bias none or feature, not unregularized");
+    }
+    // Per example: y_i·c_i, ‖x_i‖² (with the constant feature), and the offset o_i.
+    signed_cost_.resize(n_);
+    sq_.resize(n_);
+    offset_.assign(n_, 0.0);
+    for (std::size_t i = 0; i < n_; ++i) {
+      const RowView x = data.row(i);
+      signed_cost_[i] = objective.signed_cost(x);
+      sq_[i] = squared_norm(x, B_ * B_);
+      if constexpr (HasScoreOffset<O>) objective.add_offset(x, &offset_[i]);
+    }
+    w_.assign(dim_, 0.0);
+    alpha_.assign(n_, 0.0);
+    if (warm != nullptr) load_alpha(*warm);
+    activate_all();
+    T_ = sdca_visit_budget(s, sq_, automatic_);
+    shrinking_ = automatic_;
+  }
+
+  TrainResult run() {
+    result_.dimension = dim_;
+    result_.outputs = 1;
+    result_.solver = "sdca";
+    int epoch = 0;
+    while (t_ < T_) {
+      ++epoch;
+      const Pass pass = coordinate_ascent();
+      conjugate_gradient(pass);
+      bool unshrink = false, tighten = false;
+      if (shrinking_) shrink(pass, unshrink, tighten);
+      if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, pass.full, sq_norm_,
+                      lambda_ / 2 * sq_norm_ + pass.visited_loss / static_cast<double>(n_),
+                      linear_ / static_cast<double>(n_) - lambda_ / 2 * sq_norm_, [&] { return primal_checked(); },
+                      [&] { return dual_checked(); }, w_, bias_, result_, on_epoch_)) {
+        break;
+      }
+      const bool stalled = stalling();
+      const HandOver h = hand_over(stalled, epoch);
+      if (h == HandOver::kStop) break;
+      if (h == HandOver::kDone) continue;
+      if (tighten) unshrink_below_ /= 10;
+      if (unshrink) activate_all();
+    }
+    return finish();
+  }
+
+ private:
+  // Shrinking (Hsieh et al. 2008, Sec. 3.2), with automatic stopping only: an
+  // α_i at a bound whose gradient pushes it further out is left out of the
+  // following passes; once the projected gradients of the remaining ones
+  // spread less than `unshrink_below_`, all examples come back for a full
+  // pass. When even a full pass has that small a spread (but the gap is not
+  // met), the threshold drops 10× and shrinking goes on from that pass's
+  // extremes, so the next shrunk phase goes deeper.
+  struct Pass {
+    bool full = false;
+    std::size_t visits = 0, kept = 0;
+    // Σ c_i·max(0, 1 − y_i s_i) with each s_i as it was at the visit: on a
+    // full pass an estimate of the loss at the pass's end that costs nothing
+    // (exact once w settles).
+    double visited_loss = 0.0;
+    double pg_max = -std::numeric_limits<double>::infinity();
+    double pg_min = std::numeric_limits<double>::infinity();
+  };
+  static constexpr std::uint64_t kCgStart = 100, kCgEvery = 3, kCgBudget = 4, kPolishAfter = 3 * kCgStart;
+  static constexpr std::uint64_t kNotSummed = std::numeric_limits<std::uint64_t>::max();
+  enum class HandOver { kNone, kDone, kStop };
+
+  // α (clipped into the box) and everything kept from it, from scratch.
+  void load_alpha(const std::vector<double>& from) {
+    std::fill(w_.begin(), w_.end(), 0.0);
+    wb_ = linear_ = 0.0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const double a = std::clamp(from[i], 0.0, std::abs(signed_cost_[i]));
+      alpha_[i] = a;
+      if (a == 0.0) continue;
+      const double y = signed_cost_[i] >= 0 ? 1.0 : -1.0;
+      linear_ += a * (1.0 - y * offset_[i]);
+      const double step = a * y / lambda_n_;
+      const RowView x = data_.row(i);
+      for (std::uint32_t j = 0; j < x.nnz; ++j) w_[x.indices[j]] += step * x.values[j];
+      wb_ += step * B_;
+    }
+    sq_norm_ = squared_norm(w_) + wb_ * wb_;
+  }
+
+  // Every example active again, the shrinking thresholds reset.
+  void activate_all() {
+    active_.resize(n_);
+    std::iota(active_.begin(), active_.end(), 0u);
+    pg_max_old_ = std::numeric_limits<double>::infinity();
+    pg_min_old_ = -std::numeric_limits<double>::infinity();
+  }
+
+  // One pass of coordinate ascent over the active examples in a fresh random
+  // order (the hot loop: its state in locals, written back at the end).
+  Pass coordinate_ascent() {
+    Pass pass;
+    pass.full = active_.size() == n_;
+    rng_.shuffle(std::span<std::uint32_t>(active_));
+    pass.visits = static_cast<std::size_t>(std::min<std::uint64_t>(active_.size(), T_ - t_));
+    double* w = w_.data();
+    double wb = wb_, linear = linear_, sq_norm = sq_norm_;
+    std::uint64_t t = t_;
+    std::size_t kept = 0;
+    for (std::size_t v = 0; v < pass.visits; ++v, ++t) {
+      const std::uint32_t i = active_[v];
+      const RowView x = data_.row(i);
+      double score = wb * B_;
+      for (std::uint32_t j = 0; j < x.nnz; ++j) score += static_cast<double>(x.values[j]) * w[x.indices[j]];
+      const double y = signed_cost_[i] >= 0 ? 1.0 : -1.0;
+      const double c = std::abs(signed_cost_[i]);
+      const double g = 1.0 - y * (score + offset_[i]);  // n·∂D/∂α_i
+      if (g > 0.0) pass.visited_loss += c * g;
+      if (shrinking_) {
+        // Projected gradient of the minimisation form (G = −g).
+        double pg = -g;
+        if (alpha_[i] == 0.0) {
+          if (-g > pg_max_old_) continue;  // shrink: stays at 0
+          if (-g > 0.0) pg = 0.0;
+        } else if (alpha_[i] == c) {
+          if (-g < pg_min_old_) continue;  // shrink: stays at c
+          if (-g < 0.0) pg = 0.0;
+        }
+        active_[kept++] = i;
+        pass.pg_max = std::max(pass.pg_max, pg);
+        pass.pg_min = std::min(pass.pg_min, pg);
+      }
+      double a;
+      if (sq_[i] > 0.0) {
+        a = std::clamp(alpha_[i] + lambda_n_ * g / sq_[i], 0.0, c);
+      } else {
+        a = g > 0.0 ? c : 0.0;  // an empty row: D is linear in α_i
+      }
+      const double delta = a - alpha_[i];
+      if (delta == 0.0) continue;
+      alpha_[i] = a;
+      linear += delta * (1.0 - y * offset_[i]);
+      const double step = delta * y / lambda_n_;
+      for (std::uint32_t j = 0; j < x.nnz; ++j) w[x.indices[j]] += step * x.values[j];
+      wb += step * B_;
+      sq_norm += 2.0 * step * score + step * step * sq_[i];
+    }
+    wb_ = wb;
+    linear_ = linear;
+    sq_norm_ = sq_norm;
+    t_ = t;
+    pass.kept = kept;
+    return pass;
+  }
+
+  // Free-face CG (automatic stopping only): not before kCgStart passes'
+  // worth of visits (coordinate ascent alone is faster while it makes
+  // progress: measured, CG from the start gave a lower dual at 25..200
+  // passes and a worse model at the 200-pass cap), then whenever coordinate
+  // ascent has made kCgEvery passes' worth of visits since the last one,
+  // with kCgBudget times those visits (counted in t); where it is not worth
+  // it (see free_face_cg), it is asked again only after twice as many.
+  void conjugate_gradient(const Pass& pass) {
+    cd_visits_ += pass.visits;
+    if (!(shrinking_ && t_ >= kCgStart * n_ && cd_visits_ >= cg_every_ * n_ && t_ < T_)) return;
+    const std::uint64_t budget = std::min<std::uint64_t>(T_ - t_, kCgBudget * cd_visits_);
+    if (scratch_.empty()) scratch_.assign(dim_, 0.0);
+    const FreeFaceCg cg = free_face_cg(data_, B_, lambda_n_, signed_cost_, offset_, sq_,
+                                       std::span<const std::uint32_t>(active_.data(), pass.kept), budget, alpha_, w_,
+                                       wb_, linear_, sq_norm_, scratch_);
+    t_ += cg.rows_read;
+    cg_every_ = cg.well_conditioned ? 2 * cg_every_ : kCgEvery;
+    cd_visits_ = 0;
+  }
+
+  // After a pass: the shrunk examples leave the active set, and whether all
+  // come back (unshrink) or the threshold drops (tighten).
+  void shrink(const Pass& pass, bool& unshrink, bool& tighten) {
+    // Examples not reached (the visit budget ran out) stay active.
+    std::size_t kept = pass.kept;
+    for (std::size_t v = pass.visits; v < active_.size(); ++v) active_[kept++] = active_[v];
+    active_.resize(kept);
+    // Solved on the active set: after a shrunk pass, everything comes back
+    // for a full pass; after a full pass (not yet at the tolerance), the
+    // threshold drops and shrinking goes on from this pass's extremes (a
+    // second full pass would only repeat it).
+    if (pass.pg_max - pass.pg_min <= unshrink_below_) {
+      if (pass.full) {
+        tighten = true;
+      } else {
+        unshrink = true;
+      }
+    }
+    if (!unshrink) {
+      pg_max_old_ = pass.pg_max <= 0.0 ? std::numeric_limits<double>::infinity() : pass.pg_max;
+      pg_min_old_ = pass.pg_min >= 0.0 ? -std::numeric_limits<double>::infinity() : pass.pg_min;
+    }
+  }
+
+  // The exact primal at w (the check calls primal() then dual() at the same
+  // t, so ‖w‖² is summed once); each is offered as the best checked point.
+  double primal() {
+    bias_[0] = wb_ * B_;
+    w_sq_ = squared_norm(w_);
+    w_sq_at_ = t_;
+    const double p = lambda_ / 2 * (w_sq_ + wb_ * wb_) + mean_loss(data_, objective_, w_, bias_);
+    best_.offer(p, w_, bias_);
+    return p;
+  }
+  double dual() const {
+    double lin = 0.0;
+    for (std::size_t i = 0; i < n_; ++i) lin += alpha_[i] * (1.0 - std::copysign(1.0, signed_cost_[i]) * offset_[i]);
+    return lin / static_cast<double>(n_) - lambda_ / 2 * ((w_sq_at_ == t_ ? w_sq_ : squared_norm(w_)) + wb_ * wb_);
+  }
+  double primal_checked() { return checked_primal_ = primal(); }
+  double dual_checked() {
+    checked_ = true;
+    return checked_dual_ = dual();
+  }
+  // Fed with this pass's exact check (if any): did coordinate ascent stall,
+  // and the visits it still needs at its rate (needed_).
+  bool stalling() {
+    needed_ = -1.0;
+    if (!automatic_ || !checked_) return false;
+    checked_ = false;
+    const bool stalled = stall_.check(t_, checked_primal_, checked_dual_);
+    needed_ = stall_.needed();
+    return stalled;
+  }
+
+  // The hand-overs after an exact check: the interior-point solver
+  // (InteriorPointGate), else at a stall the polish of core/box_qp.hpp. Each
+  // counts as one more pass in the trace and the stopping check.
+  HandOver hand_over(bool stalled, int& epoch) {
+    const std::size_t unknowns = dim_ + (feature_bias_ ? 1 : 0);
+    if ((stalled || needed_ > 0.0) &&
+        interior_.pays(data_, 1, unknowns, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed_))) {
+      const HandOver h = interior_point(epoch);
+      if (h != HandOver::kNone) return h;
+    }
+    // The polish waits until the free-face CG (from kCgStart passes' worth of
+    // visits on) has had 2·kCgStart more: where CG does the job (UCI
+    // Ionosphere/Sonar, Fashion-MNIST, text) an early polish that does not
+    // certify doubles the work; where it does not (Pima) the polish still
+    // comes in time. 12 UCI settings, passes to certify summed: polish alone
+    // 13777, both without the wait 15551, with it 10697.
+    if (stalled && t_ >= kPolishAfter * n_) return polish(epoch);
+    return HandOver::kNone;
+  }
+
+  // The interior-point solver; its dual point replaces α if it is higher, and
+  // the next exact check judges it. Its operations count against the visit
+  // budget at the rate InteriorPointGate::pays() assumes.
+  HandOver interior_point(int& epoch) {
+    interior_.tried = true;
+    const std::size_t unknowns = dim_ + (feature_bias_ ? 1 : 0);
+    const InteriorPointResult ipm =
+        solve_interior_point(binary_interior_point_problem(data_, B_, lambda_n_, signed_cost_, offset_),
+                             s_.tolerance / 4, InteriorPointGate::kIterations);
+    const double p = static_cast<double>(data_.nnz()) / static_cast<double>(n_);
+    const double row_cost = 4.0 * (p + 1.0);
+    t_ += std::min<std::uint64_t>(
+        static_cast<std::uint64_t>(ipm.iterations * interior_point_flops(n_, p, 1, unknowns) / row_cost), T_ - t_);
+    if (!(lambda_ * ipm.dual > checked_dual_)) return HandOver::kNone;
+    std::vector<double> from(n_);
+    for (std::size_t i = 0; i < n_; ++i) from[i] = lambda_n_ * ipm.alpha[2 * i];
+    load_alpha(from);
+    w_sq_at_ = kNotSummed;
+    activate_all();  // α moved: shrinking starts over
+    return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, lambda_ * ipm.primal,
+                       lambda_ * ipm.dual, [&] { return primal(); }, [&] { return dual(); }, w_, bias_, result_,
+                       on_epoch_)
+               ? HandOver::kStop
+               : HandOver::kDone;
+  }
+
+  // The polish gets as many row reads as coordinate ascent has made (a visit
+  // reads a row twice), so one that does not certify at most doubles the
+  // work; it never returns a worse dual point, and the next one needs another
+  // stall. Its row reads (one dot product or axpy each, half a visit) count
+  // against the visit budget, its exact P and D as the pass's estimate.
+  HandOver polish(int& epoch) {
+    const PolishResult polish = polish_hinge_dual(data_, signed_cost_, offset_, lambda_, B_, alpha_, w_, wb_,
+                                                  s_.tolerance, 2 * std::min(t_, T_ - t_));
+    t_ += std::min<std::uint64_t>(polish.row_visits / 2, T_ - t_);
+    w_sq_at_ = kNotSummed;  // w moved
+    sq_norm_ = squared_norm(w_) + wb_ * wb_;
+    linear_ = 0.0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      linear_ += alpha_[i] * (1.0 - std::copysign(1.0, signed_cost_[i]) * offset_[i]);
+    }
+    activate_all();  // α moved: shrinking starts over
+    return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, polish.primal, polish.dual,
+                       [&] { return primal(); }, [&] { return dual(); }, w_, bias_, result_, on_epoch_)
+               ? HandOver::kStop
+               : HandOver::kDone;
+  }
+
+  TrainResult finish() {
+    finish_stop_reason(result_, automatic_);
+    result_.dual_objective = dual();
+    bias_[0] = wb_ * B_;
+    result_.weights = std::move(w_);
+    result_.bias = bias_;
+    result_.alpha = std::move(alpha_);
+    result_.iterations = t_;
+    result_.epochs = static_cast<double>(t_) / static_cast<double>(n_);  // in full passes' worth of visits
+    result_.objective = lambda_ / 2 * (squared_norm(result_.weights) + wb_ * wb_) +
+                        mean_loss(data_, objective_, result_.weights, result_.bias);
+    best_.apply_to(result_);
+    return std::move(result_);
+  }
+
+  const Dataset& data_;
+  const O& objective_;
+  const EngineSettings& s_;
+  const std::function<bool(const EpochInfo&)>& on_epoch_;
+  const std::size_t n_;
+  const std::uint32_t dim_;
+  const double lambda_, lambda_n_;
+  const bool feature_bias_;
+  const double B_;
+  std::vector<double> signed_cost_, sq_, offset_;
+  std::vector<double> w_, alpha_, bias_ = std::vector<double>(1, 0.0);
+  double wb_ = 0.0;       // weight of the constant feature
+  double sq_norm_ = 0.0;  // ‖w‖² + wb², kept incrementally (for the cheap gap estimate)
+  double linear_ = 0.0;   // Σ α_i (1 − y_i o_i), kept incrementally
+  std::vector<std::uint32_t> active_;  // examples visited in the next pass
+  Rng rng_{derive_seed(s_.seed, 4)};
+  bool automatic_ = false, shrinking_ = false;
+  std::uint64_t T_ = 0, t_ = 0;
+  double pg_max_old_ = 0.0, pg_min_old_ = 0.0, unshrink_below_ = 0.1;
+  std::uint64_t cd_visits_ = 0, cg_every_ = kCgEvery;
+  std::vector<double> scratch_;  // free_face_cg's dense vector
+  double w_sq_ = 0.0;
+  std::uint64_t w_sq_at_ = kNotSummed;
+  BestChecked best_;
+  StallRule stall_;
+  InteriorPointGate interior_;
+  double checked_primal_ = 0.0, checked_dual_ = 0.0, needed_ = -1.0;
+  bool checked_ = false;  // end_of_pass took the exact gap this pass
+  TrainResult result_;
+};
+
+template <HingeDual O>
+TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSettings& s,
+                       const std::function<bool(const EpochInfo&)>& on_epoch = {},
+                       const std::vector<double>* warm = nullptr) {
+  return BinarySdca<O>(data, objective, s, on_epoch, warm).run();
+}
+
+}  // namespace pegasos

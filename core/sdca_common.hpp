@@ -1,0 +1,243 @@
+// The parts shared by the dual solvers (core/sdca_binary.hpp,
+// core/sdca_multiclass.hpp; see core/sdca.hpp): the end of a pass (trace
+// point, stopping check), the visit budget, the best checked point, the stall
+// rule, and the hand-over to the interior-point solver.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "core/dataset.hpp"
+#include "core/errors.hpp"
+#include "core/interior_point.hpp"
+#include "core/objective.hpp"
+#include "core/training.hpp"
+
+namespace pegasos {
+
+// The end of a pass, the same for both dual solvers: the trace point and the
+// stopping check. The exact gap needs a pass over the data: it is taken on a
+// full pass when the O(1) estimate from running sums (primal_estimate −
+// dual_estimate) says the tolerance may be met, and every 10th pass in any
+// case (P and D are global: a shrunk phase can have converged), or for a
+// trace. `primal()` also brings `weights` / `bias` up to date. Returns true
+// when training stops (converged, or on_epoch asked to).
+template <class Primal, class Dual>
+bool end_of_pass(const Dataset& data, const EngineSettings& s, int epoch, std::uint64_t t, std::uint64_t T,
+                 bool automatic, bool full, double sq_norm, double primal_estimate, double dual_estimate,
+                 Primal&& primal, Dual&& dual, const std::vector<double>& weights, const std::vector<double>& bias,
+                 TrainResult& result, const std::function<bool(const EpochInfo&)>& on_epoch) {
+  EpochInfo info;
+  info.iterations = t;
+  info.epoch = epoch;
+  info.traced = s.trace_objective && (epoch % std::max(1, s.trace_every) == 0 || t == T);
+  if (!std::isfinite(sq_norm)) {
+    throw InputError(data.source + ": the weights became infinite or NaN at iteration " + std::to_string(t) +
+                     "; scale the features (e.g. to unit norm) or raise lambda");
+  }
+  if (automatic) {
+    info.stop_check = epoch % 10 == 0 ||
+                      (full && primal_estimate - dual_estimate <= s.tolerance * std::abs(primal_estimate));
+  }
+  double exact_primal = 0.0;
+  if (info.traced || info.stop_check) {
+    exact_primal = primal();
+    info.sample_objective = exact_primal;
+    info.has_objective = true;
+    info.weights = &weights;
+    info.bias = &bias;
+  }
+  result.trace.push_back(info);
+  result.trace.back().weights = result.trace.back().bias = nullptr;
+  if (on_epoch && !on_epoch(info)) {
+    result.stopped_by = StopReason::kCallback;
+    return true;
+  }
+  if (info.stop_check && epoch >= s.min_epochs && exact_primal - dual() <= s.tolerance * std::abs(exact_primal)) {
+    result.converged = true;
+    result.stopped_by = StopReason::kTolerance;
+    return true;
+  }
+  return false;
+}
+
+// The visit budget of a dual run: iterations or epochs when given (a fixed
+// budget), else the cap of automatic stopping, max_epochs passes (or, at 0,
+// sized by κ = mean ‖x̃‖²/(λn) from the row norms `sq`).
+inline std::uint64_t sdca_visit_budget(const EngineSettings& s, const std::vector<double>& sq, bool& automatic) {
+  const std::size_t n = sq.size();
+  std::uint64_t T = s.iterations;
+  if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
+  automatic = T == 0;
+  if (!automatic) return T;
+  int cap = s.max_epochs;
+  if (cap <= 0) {
+    double sum = 0.0;
+    for (double v : sq) sum += v;
+    const double nd = static_cast<double>(std::max<std::size_t>(n, 1));
+    cap = automatic_epoch_cap(Solver::kSdca, sum / nd / (s.lambda * nd));
+  }
+  return static_cast<std::uint64_t>(cap) * n;
+}
+
+// The best primal point of a dual run's exact checks, returned by a run that
+// ends uncertified: on badly conditioned data the last iterate's objective
+// can be far above an earlier one's (tens of percent from pass to pass), and
+// the dual bound, which never decreases, certifies any primal point alike.
+struct BestChecked {
+  double objective = std::numeric_limits<double>::infinity();
+  std::vector<double> weights, bias;
+
+  void offer(double p, const std::vector<double>& w, const std::vector<double>& b) {
+    if (p < objective) *this = {p, w, b};
+  }
+  void apply_to(TrainResult& result) {
+    if (result.converged || !(objective < result.objective)) return;
+    result.weights = std::move(weights);
+    result.bias = std::move(bias);
+    result.objective = objective;
+  }
+};
+
+// Why a dual run ended, once its loop is left without a decision.
+inline void finish_stop_reason(TrainResult& result, bool automatic) {
+  if (result.stopped_by == StopReason::kBudget && automatic) result.stopped_by = StopReason::kMaxEpochs;
+}
+
+// Coordinate ascent is stalling when, at an exact gap check, the gap has not
+// halved over the last kStallPasses passes' worth of visits and, at the rate
+// seen over that window, would need more visits to reach the tolerance than
+// the run has spent so far. Feed it every exact check (visits so far, P, D);
+// after a stall the history starts over, so the next one needs a new window.
+class StallRule {
+ public:
+  static constexpr double kStallPasses = 50;
+  StallRule(std::size_t n, double tolerance) : n_(static_cast<double>(n)), tolerance_(tolerance) {}
+  bool check(std::uint64_t t, double primal, double dual) {
+    const double gap = primal - dual;
+    const double window = kStallPasses * n_;
+    bool stalled = false;
+    for (auto it = gaps_.rbegin(); it != gaps_.rend(); ++it) {
+      const double span = static_cast<double>(t - it->first);
+      if (span < window) continue;
+      if (gap > it->second / 2) {
+        // Visits still needed at the rate gap ∝ ρ^visits seen over the window.
+        const double log_rate = std::log(gap / it->second) / span;
+        const double needed = log_rate < 0.0 ? std::log(tolerance_ * std::abs(primal) / gap) / log_rate
+                                              : std::numeric_limits<double>::infinity();
+        stalled = needed > static_cast<double>(t);
+      }
+      break;
+    }
+    // The visits still needed at the rate since the last check at least
+    // kRatePasses passes' worth of visits ago (a shorter window than the
+    // stall's: the interior-point hand-over compares it with its own cost).
+    needed_ = -1.0;
+    for (auto it = gaps_.rbegin(); it != gaps_.rend(); ++it) {
+      const double span = static_cast<double>(t - it->first);
+      if (span < kRatePasses * n_) continue;
+      const double log_rate = std::log(gap / it->second) / span;
+      needed_ = gap <= tolerance_ * std::abs(primal) ? 0.0
+                : log_rate < 0.0 ? std::log(tolerance_ * std::abs(primal) / gap) / log_rate
+                                 : std::numeric_limits<double>::infinity();
+      break;
+    }
+    gaps_.emplace_back(t, gap);
+    if (stalled) gaps_.clear();
+    return stalled;
+  }
+  static constexpr double kRatePasses = 20;
+  // From the last check(): visits still needed at the rate seen (∞: the gap
+  // did not shrink; −1: no check far enough back).
+  double needed() const { return needed_; }
+
+ private:
+  double n_, tolerance_, needed_ = -1.0;
+  std::vector<std::pair<std::uint64_t, double>> gaps_;  // (visits, exact P − D) at the exact checks
+};
+
+// The interior-point solver (core/interior_point.hpp), once per run, at an
+// exact gap check where its whole run costs fewer floating-point operations
+// than coordinate ascent is predicted to need: the visits to the tolerance at
+// the rate of the last StallRule::kRatePasses passes, or at a stall all the
+// visits left in the budget (a visit costs about 4 operations a non-zero and
+// output). On unscaled low-dimensional data it certifies in tens of
+// Newton steps where coordinate ascent ends at its cap with gaps near 100%
+// (UCI Vehicle, Satellite, Glass); on wide data (text, images) its
+// (rK)² normal matrix does not pay and it is never tried.
+struct InteriorPointGate {
+  // Mehrotra's method took 15–45 steps to a gap of tolerance/4 on the UCI
+  // sets (bench/c_sweep.py); its cost is budgeted for this many.
+  static constexpr int kIterations = 80;
+  // An 8 MB dense normal matrix for (rK) = 1024 unknowns, 0.4 GFlop a
+  // Cholesky factorisation.
+  static constexpr std::size_t kMaxUnknowns = 1024;
+  bool tried = false;
+
+  bool pays(const Dataset& data, std::size_t K, std::size_t unknowns, double visits_left) const {
+    if (tried || unknowns > kMaxUnknowns || data.size() == 0) return false;
+    const double p = static_cast<double>(data.nnz()) / static_cast<double>(data.size());
+    const double ipm = kIterations * interior_point_flops(data.size(), p, K, unknowns);
+    const double cd = visits_left * 4.0 * static_cast<double>(K) * (p + 1.0);
+    return ipm <= cd;
+  }
+};
+
+// The binary problem in the interior-point form: J = 2 constraints an
+// example, the hinge (u = −y_i, b = 1 − y_i o_i) and ξ_i ≥ 0, with
+// U_i = c_i/(λn); its α_i0 is the dual solver's α_i/(λn).
+inline InteriorPointProblem binary_interior_point_problem(const Dataset& data, double B, double lambda_n,
+                                                          const std::vector<double>& signed_cost,
+                                                          const std::vector<double>& offset) {
+  const std::size_t n = data.size();
+  InteriorPointProblem pr;
+  pr.data = &data;
+  pr.B = B;
+  pr.K = 1;
+  pr.J = 2;
+  pr.U.resize(n);
+  pr.b.assign(2 * n, 0.0);
+  pr.u.assign(2 * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double y = signed_cost[i] >= 0 ? 1.0 : -1.0;
+    pr.U[i] = std::abs(signed_cost[i]) / lambda_n;
+    pr.b[2 * i] = 1.0 - y * offset[i];
+    pr.u[2 * i] = -y;
+  }
+  return pr;
+}
+
+// The Crammer–Singer problem in the interior-point form: J = K constraints an
+// example, u_ij = e_j − e_{y_i}, b_ij = [j ≠ y_i], U_i = the cap of α_i^{y_i};
+// the dual solver's α_i^m = −α_im (m ≠ y_i), α_i^{y_i} = Σ_{j ≠ y_i} α_ij.
+inline InteriorPointProblem crammer_singer_interior_point_problem(const Dataset& data, double B, std::size_t K,
+                                                                  const std::vector<double>& cap) {
+  const std::size_t n = data.size();
+  InteriorPointProblem pr;
+  pr.data = &data;
+  pr.B = B;
+  pr.K = K;
+  pr.J = K;
+  pr.U = cap;
+  pr.b.assign(n * K, 0.0);
+  pr.u.assign(n * K * K, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t y = static_cast<std::size_t>(data.row(i).label);
+    for (std::size_t j = 0; j < K; ++j) {
+      if (j == y) continue;
+      pr.b[i * K + j] = 1.0;
+      pr.u[(i * K + j) * K + j] = 1.0;
+      pr.u[(i * K + j) * K + y] = -1.0;
+    }
+  }
+  return pr;
+}
+
+}  // namespace pegasos
