@@ -153,17 +153,9 @@ std::vector<json> expand_grid(const json& grid, const json& zip, const std::stri
   return points;
 }
 
-Experiment parse_experiment(const json& j, const std::string& file) {
-  const std::string origin = file.empty() ? "experiment" : file;
-  if (!j.is_object()) throw ConfigError(origin + ": an experiment is a JSON object (see docs/experiments.md)");
-  reject_unknown(
-      j,
-      {"name", "description", "data", "config", "grid", "zip", "repeats", "select", "trace_every", "trace_iterations", "trace_sample", "max_fpr", "plots"},
-      origin, "", "experiment key");
-  Experiment e;
-  e.path = file;
-  const fs::path parent = fs::path(file).parent_path();
-  e.directory = (parent.empty() ? fs::current_path() : fs::absolute(parent)).lexically_normal().string();
+namespace {
+
+void parse_name(const json& j, const std::string& file, const std::string& origin, Experiment& e) {
   if (j.contains("name")) {
     if (!j["name"].is_string() || j["name"].get<std::string>().empty() ||
         j["name"].get<std::string>().find('/') != std::string::npos) {
@@ -174,8 +166,15 @@ Experiment parse_experiment(const json& j, const std::string& file) {
     e.name = file.empty() ? "experiment" : fs::path(file).stem().string();
   }
   if (j.contains("description") && !j["description"].is_string()) fail(origin, "description", "expected text");
+}
 
-  // Base config: validated on its own first so its errors name "config".
+// A source model path relative to the experiment file's folder.
+void resolve_source(json& value, const std::string& directory) {
+  if (value.is_string() && !value.get<std::string>().empty()) value = resolve_path(directory, value.get<std::string>());
+}
+
+// Base config: validated on its own first so its errors name "config".
+TrainConfig parse_base_config(const json& j, const std::string& origin, Experiment& e) {
   if (!j.contains("config")) fail(origin, "config", "missing: the base training config ({} for the defaults)");
   if (!j["config"].is_object()) fail(origin, "config", "expected an object of training settings");
   e.base_config = j["config"];
@@ -187,14 +186,13 @@ Experiment parse_experiment(const json& j, const std::string& file) {
                "; `pegasos train --help` lists them");
     }
   }
-  auto resolve_source = [&](json& value) {
-    if (value.is_string() && !value.get<std::string>().empty())
-      value = resolve_path(e.directory, value.get<std::string>());
-  };
-  if (e.base_config.contains("source_model")) resolve_source(e.base_config["source_model"]);
-  const TrainConfig base = config_from_json(e.base_config, origin + ": config");
+  if (e.base_config.contains("source_model")) resolve_source(e.base_config["source_model"], e.directory);
+  return config_from_json(e.base_config, origin + ": config");
+}
 
-  // Data.
+// "data": train/test files or one file split by holdout and/or folds.
+// Returns whether there is a test set.
+bool parse_data(const json& j, const std::string& origin, std::uint64_t base_seed, Experiment& e) {
   if (!j.contains("data") || !j["data"].is_object()) {
     fail(origin, "data",
          "missing: {\"train\": PATH, \"test\": PATH} or {\"file\": PATH, \"holdout\": 0.2 | \"folds\": 5}");
@@ -226,22 +224,25 @@ Experiment parse_experiment(const json& j, const std::string& file) {
     if (!d["stratified"].is_boolean()) fail(origin, "data/stratified", "expected true or false");
     e.data.stratified = d["stratified"].get<bool>();
   }
-  e.data.seed = base.engine.seed;
+  e.data.seed = base_seed;
   if (d.contains("seed"))
     e.data.seed = static_cast<std::uint64_t>(integer(d["seed"], origin, "data/seed", 0, std::int64_t{1} << 53));
   const bool has_test = !e.data.test.empty() || e.data.holdout > 0;
   if (!has_test && e.data.folds == 0) {
     fail(origin, "data", "nothing to evaluate on: give \"test\", \"holdout\" or \"folds\"");
   }
+  return has_test;
+}
 
-  // Grid.
+// "grid" and "zip": the swept settings and one validated config per point.
+void parse_grid(const json& j, const std::string& origin, Experiment& e) {
   if (j.contains("grid")) e.grid = j["grid"];
   if (j.contains("zip")) e.zip = j["zip"];
   if (!e.grid.is_object()) fail(origin, "grid", "expected an object {setting: [values, ...]}");
   if (!e.zip.is_object()) fail(origin, "zip", "expected an object {setting: [values, ...]} (lists of equal length)");
   for (json* section : {&e.grid, &e.zip}) {
     if (section->contains("source_model") && (*section)["source_model"].is_array()) {
-      for (auto& v : (*section)["source_model"]) resolve_source(v);
+      for (auto& v : (*section)["source_model"]) resolve_source(v, e.directory);
     }
   }
   for (const auto& [key, v] : e.grid.items()) e.swept_keys.push_back(key);
@@ -259,7 +260,10 @@ Experiment parse_experiment(const json& j, const std::string& file) {
     if (g.config.objective == "transfer") require_file(g.config.source_model, origin, "source_model");
     e.points.push_back(std::move(g));
   }
+}
 
+// "repeats" and the trace settings (after the grid: trace_iterations sets every point's solver).
+void parse_repeats_and_traces(const json& j, const std::string& origin, Experiment& e) {
   if (j.contains("repeats")) e.repeats = static_cast<int>(integer(j["repeats"], origin, "repeats", 1, 100000));
   if (j.contains("trace_every"))
     e.trace_every = static_cast<int>(integer(j["trace_every"], origin, "trace_every", 0, 1000000));
@@ -283,6 +287,10 @@ Experiment parse_experiment(const json& j, const std::string& file) {
     }
     e.trace_sample = v.get<double>();
   }
+}
+
+// "max_fpr", "plots", "select" and the metric that ranks test runs.
+void parse_reporting(const json& j, const std::string& origin, bool has_test, Experiment& e) {
   if (j.contains("max_fpr")) {
     if (!j["max_fpr"].is_number() || !(j["max_fpr"].get<double>() > 0 && j["max_fpr"].get<double>() < 1)) {
       fail(origin, "max_fpr", "expected a false-positive rate between 0 and 1 (exclusive)");
@@ -307,6 +315,27 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   e.rank_metric = e.select_metric.empty() ? "balanced_accuracy" : e.select_metric;
   if (e.rank_metric == "recall_at_max_fpr" && !e.max_fpr)
     fail(origin, "select/metric", "recall_at_max_fpr needs max_fpr");
+}
+
+}  // namespace
+
+Experiment parse_experiment(const json& j, const std::string& file) {
+  const std::string origin = file.empty() ? "experiment" : file;
+  if (!j.is_object()) throw ConfigError(origin + ": an experiment is a JSON object (see docs/experiments.md)");
+  reject_unknown(
+      j,
+      {"name", "description", "data", "config", "grid", "zip", "repeats", "select", "trace_every", "trace_iterations", "trace_sample", "max_fpr", "plots"},
+      origin, "", "experiment key");
+  Experiment e;
+  e.path = file;
+  const fs::path parent = fs::path(file).parent_path();
+  e.directory = (parent.empty() ? fs::current_path() : fs::absolute(parent)).lexically_normal().string();
+  parse_name(j, file, origin, e);
+  const TrainConfig base = parse_base_config(j, origin, e);
+  const bool has_test = parse_data(j, origin, base.engine.seed, e);
+  parse_grid(j, origin, e);
+  parse_repeats_and_traces(j, origin, e);
+  parse_reporting(j, origin, has_test, e);
 
   // Data files last: every key error is reported before a missing file.
   if (!e.data.train.empty()) require_file(e.data.train, origin, "data/train");
