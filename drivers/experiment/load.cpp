@@ -18,13 +18,10 @@ std::string class_list(const std::vector<std::string>& classes) {
   return s;
 }
 
-}  // namespace
-
-LoadedData load_data(const Experiment& e) {
-  const TrainConfig& base = e.points.front().config;  // reader settings cannot vary
-  LoadedData d;
-  // Transfer points: the source models must fit the data; with raw text they
-  // also fix the featurizer (the same for every point, so runs compare).
+// Transfer points: the source models, read once. They must fit the data;
+// with raw text they also fix the featurizer (the same for every point, so
+// runs compare): returns it (null when none does).
+json load_sources(const Experiment& e, const TrainConfig& base, LoadedData& d) {
   auto& sources = d.sources;
   for (const GridPoint& p : e.points) {
     if (p.config.objective == "transfer" && !sources.count(p.config.source_model)) {
@@ -43,17 +40,12 @@ LoadedData load_data(const Experiment& e) {
     }
     fixed_features = model.features;
   }
-  const std::string source_path = e.data.train.empty() ? e.data.file : e.data.train;
-  // Raw text: the featurizer (vocabulary, idf) is fitted once on the whole
-  // training file; with folds or a holdout that includes the held-out rows'
-  // texts (never their labels).
-  const bool raw_text = is_text_input(source_path, base.resolved.value("format", "auto"));
-  for (const GridPoint& p : e.points) check_input_kind(p.config, raw_text);  // before reading the data
-  TrainingData loaded = load_training_data(base, source_path, fixed_features);
-  Dataset source = std::move(loaded.data);
-  d.features = std::move(loaded.features);
-  for (const GridPoint& p : e.points) prepare_labels(p.config, source);  // same label order for every point
-  for (const auto& [path, model] : sources) {
+  return fixed_features;
+}
+
+// The source models' labels and every point's class_weight labels must be the data's.
+void check_labels(const Experiment& e, const LoadedData& d, const Dataset& source) {
+  for (const auto& [path, model] : d.sources) {
     if (model->classes != source.classes || !model->binary()) {
       throw InputError(path + ": the source model's labels (" + class_list(model->classes) +
                        ") differ from the training data's (" + class_list(source.classes) + ")");
@@ -68,6 +60,12 @@ LoadedData load_data(const Experiment& e) {
       }
     }
   }
+}
+
+// d.pool and d.test from the training data: the test file read with the
+// training data's reader settings and featurizer, else a holdout split,
+// else no test set.
+void split_test(const Experiment& e, const TrainConfig& base, Dataset source, LoadedData& d) {
   if (!e.data.test.empty()) {
     Model reader;  // applies the training data's reader settings and featurizer
     reader.data = reader_settings(base);
@@ -94,6 +92,10 @@ LoadedData load_data(const Experiment& e) {
   } else {
     d.pool = std::move(source);
   }
+}
+
+// Every class in the pool, and (with folds) in the training part of every fold.
+void make_cv_folds(const Experiment& e, LoadedData& d) {
   const std::vector<std::size_t> pool_counts = d.pool.class_counts();
   for (std::size_t k = 0; k < pool_counts.size(); ++k) {
     if (pool_counts[k] == 0) {
@@ -120,6 +122,27 @@ LoadedData load_data(const Experiment& e) {
       }
     }
   }
+}
+
+}  // namespace
+
+LoadedData load_data(const Experiment& e) {
+  const TrainConfig& base = e.points.front().config;  // reader settings cannot vary
+  LoadedData d;
+  const json fixed_features = load_sources(e, base, d);
+  const std::string source_path = e.data.train.empty() ? e.data.file : e.data.train;
+  // Raw text: the featurizer (vocabulary, idf) is fitted once on the whole
+  // training file; with folds or a holdout that includes the held-out rows'
+  // texts (never their labels).
+  const bool raw_text = is_text_input(source_path, base.resolved.value("format", "auto"));
+  for (const GridPoint& p : e.points) check_input_kind(p.config, raw_text);  // before reading the data
+  TrainingData loaded = load_training_data(base, source_path, fixed_features);
+  Dataset source = std::move(loaded.data);
+  d.features = std::move(loaded.features);
+  for (const GridPoint& p : e.points) prepare_labels(p.config, source);  // same label order for every point
+  check_labels(e, d, source);
+  split_test(e, base, std::move(source), d);
+  make_cv_folds(e, d);
   return d;
 }
 
