@@ -105,11 +105,9 @@ Evaluation evaluate(const AnyModel& model, const Dataset& data, std::optional<do
   return ev;
 }
 
-}  // namespace
-
-RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, const RunSpec& spec, bool keep) {
-  const GridPoint& point = e.points[spec.point];
-  TrainConfig config = point.config;
+// The point's config for this run: its seed, and the experiment's trace settings.
+TrainConfig run_config(const Experiment& e, const LoadedData& d, const RunSpec& spec) {
+  TrainConfig config = e.points[spec.point].config;
   if (config.objective == "transfer") config.source = d.sources.at(config.source_model);
   config.engine.seed = spec.seed;
   config.resolved["seed"] = spec.seed;
@@ -119,27 +117,41 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
     config.engine.trace_iterations = e.trace_iterations;
     config.engine.trace_sample = e.trace_sample;
   }
+  return config;
+}
 
-  std::optional<Dataset> part;  // cv: the other folds (a copy; freed after training)
-  if (spec.fold >= 0) {
-    std::vector<std::size_t> rows;
-    rows.reserve(d.pool.size());
-    for (std::size_t i = 0; i < d.pool.size(); ++i) {
-      if (d.fold_of[i] != spec.fold) rows.push_back(i);
-    }
-    part = subset(d.pool, rows);
+// A cv run's training part: the pool without fold `fold` (a copy).
+Dataset without_fold(const LoadedData& d, int fold) {
+  std::vector<std::size_t> rows;
+  rows.reserve(d.pool.size());
+  for (std::size_t i = 0; i < d.pool.size(); ++i) {
+    if (d.fold_of[i] != fold) rows.push_back(i);
   }
-  const Dataset& train = part ? *part : d.pool;
-  const Dataset& eval = spec.fold >= 0 ? d.fold_eval[static_cast<std::size_t>(spec.fold)] : *d.test;
+  return subset(d.pool, rows);
+}
 
-  // Intermediate trace points measure the error on a fixed sample of the
-  // evaluation set (the same fraction as the engine's objective sample).
+// Intermediate trace points measure the error on a fixed sample of the
+// evaluation set (the same fraction as the engine's objective sample);
+// empty = all rows.
+std::vector<std::size_t> trace_rows_of(const Experiment& e, const Dataset& eval, std::uint64_t seed) {
   std::vector<std::size_t> trace_rows;
   if (e.trace_every > 0) {
     const std::size_t m = eval.size();
     const std::size_t size = trace_sample_size(e.trace_sample, m);
-    if (size < m) trace_rows = Rng(derive_seed(spec.seed, 7)).sample_indices(m, size);
+    if (size < m) trace_rows = Rng(derive_seed(seed, 7)).sample_indices(m, size);
   }
+  return trace_rows;
+}
+
+struct Trained {
+  AnyModel model;
+  std::vector<TracePoint> trace;
+  double seconds = 0.0, cpu_seconds = 0.0;
+};
+
+// Trains `config` on `train`, recording a trace point at every traced epoch.
+Trained train_traced(const TrainConfig& config, const Dataset& train, const Dataset& eval,
+                     const std::vector<std::size_t>& trace_rows) {
   std::vector<TracePoint> trace;
   const auto start = Clock::now();
   const double cpu_start = thread_cpu_seconds();
@@ -160,13 +172,13 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   AnyModel model = train_any_model(config, train, nullptr, on_epoch);
   const double train_seconds = seconds_since(start);
   const double train_cpu_seconds = thread_cpu_seconds() - cpu_start;
-  part.reset();
+  return Trained{std::move(model), std::move(trace), train_seconds, train_cpu_seconds};
+}
 
-  const auto eval_start = Clock::now();
-  Evaluation ev = evaluate(model, eval, e.max_fpr);
+// The final model closes the trace (its objective is on the whole training set).
+void close_trace(const AnyModel& model, const Evaluation& ev, double train_seconds, std::vector<TracePoint>& trace) {
   const std::uint64_t iterations = model.training().value("iterations", std::uint64_t{0});
-  if (e.trace_every > 0 && (trace.empty() || trace.back().iterations != iterations)) {
-    // The final model closes the trace (its objective is on the whole training set).
+  if (trace.empty() || trace.back().iterations != iterations) {
     TracePoint p;
     p.epoch = static_cast<int>(std::ceil(model.training().value("epochs", 0.0) - 1e-9));
     p.iterations = iterations;
@@ -175,19 +187,17 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
     p.seconds = train_seconds;
     trace.push_back(p);
   }
+}
 
-  json trace_json = json::array(), trace_seconds = json::array();
-  for (const TracePoint& p : trace) {
-    json t = {{"epoch", p.epoch}, {"iterations", p.iterations}, {"objective", p.objective}};
-    if (p.test_error) t["test_error"] = *p.test_error;
-    trace_json.push_back(std::move(t));
-    trace_seconds.push_back(p.seconds);
-  }
+// results.json's record of one run (without "trace" and "timing").
+json run_record(const Experiment& e, const LoadedData& d, std::size_t id, const RunSpec& spec,
+                const TrainConfig& config, const Dataset& eval, const Evaluation& ev, const AnyModel& model) {
+  const std::uint64_t iterations = model.training().value("iterations", std::uint64_t{0});
   json r;
   r["id"] = id;
   r["phase"] = phase_name(spec.phase);
   r["point"] = spec.point;
-  r["params"] = point.params;
+  r["params"] = e.points[spec.point].params;
   r["repeat"] = spec.repeat;
   r["fold"] = spec.fold >= 0 ? json(spec.fold) : json(nullptr);
   r["seed"] = spec.seed;
@@ -201,9 +211,38 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
                    {"converged", model.training().value("converged", false)},
                    {"stopped_by", model.training().value("stopped_by", "")},
                    {"relative_gap", model.training().value("relative_gap", json())}};
+  return r;
+}
+
+}  // namespace
+
+RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, const RunSpec& spec, bool keep) {
+  const TrainConfig config = run_config(e, d, spec);
+  std::optional<Dataset> part;  // cv: the other folds (a copy; freed after training)
+  if (spec.fold >= 0) part = without_fold(d, spec.fold);
+  const Dataset& train = part ? *part : d.pool;
+  const Dataset& eval = spec.fold >= 0 ? d.fold_eval[static_cast<std::size_t>(spec.fold)] : *d.test;
+  const std::vector<std::size_t> trace_rows = trace_rows_of(e, eval, spec.seed);
+  Trained trained = train_traced(config, train, eval, trace_rows);
+  AnyModel& model = trained.model;
+  std::vector<TracePoint>& trace = trained.trace;
+  part.reset();
+
+  const auto eval_start = Clock::now();
+  Evaluation ev = evaluate(model, eval, e.max_fpr);
+  if (e.trace_every > 0) close_trace(model, ev, trained.seconds, trace);
+
+  json trace_json = json::array(), trace_seconds = json::array();
+  for (const TracePoint& p : trace) {
+    json t = {{"epoch", p.epoch}, {"iterations", p.iterations}, {"objective", p.objective}};
+    if (p.test_error) t["test_error"] = *p.test_error;
+    trace_json.push_back(std::move(t));
+    trace_seconds.push_back(p.seconds);
+  }
+  json r = run_record(e, d, id, spec, config, eval, ev, model);
   if (e.trace_every > 0) r["trace"] = trace_json;
-  r["timing"] = {{"train_seconds", train_seconds},
-                 {"train_cpu_seconds", train_cpu_seconds},
+  r["timing"] = {{"train_seconds", trained.seconds},
+                 {"train_cpu_seconds", trained.cpu_seconds},
                  {"eval_seconds", seconds_since(eval_start)}};
   if (e.trace_every > 0) r["timing"]["trace_seconds"] = trace_seconds;
 
