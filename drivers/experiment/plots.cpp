@@ -113,7 +113,111 @@ void trace_plots(const std::vector<json>& runs, PlotSet& out) {
   out.scripts.push_back(pf);
 }
 
-// Metric vs each swept setting, mean ± std over repeats (and folds).
+namespace {
+
+// A swept setting as an x axis: its distinct values in grid order.
+struct SweepAxis {
+  std::string key;
+  std::vector<json> values;
+  bool numeric = true;
+};
+
+// One line per combination of the other swept settings (at most kMaxLines):
+// the summary groups of `phase` on each.
+struct SweepLines {
+  std::vector<std::string> labels;
+  std::map<std::string, std::vector<const json*>> lines;
+};
+
+SweepLines sweep_lines(const Experiment& e, const json& summary, const char* phase, const std::string& key) {
+  SweepLines out;
+  std::vector<std::string>& labels = out.labels;
+  std::map<std::string, std::vector<const json*>>& lines = out.lines;
+  for (const json& s : summary) {
+    if (s["phase"] != phase) continue;
+    json others = s["params"];
+    others.erase(key);
+    if (e.zip.contains(key)) {  // zipped settings move together: one line for all of them
+      for (const auto& [z, unused] : e.zip.items()) others.erase(z);
+    }
+    const std::string label = others.empty() ? key : params_text(others);
+    if (!lines.count(label)) labels.push_back(label);
+    lines[label].push_back(&s);
+  }
+  if (labels.size() > kMaxLines) labels.resize(kMaxLines);
+  return out;
+}
+
+// sweep_KEY.dat: x (the value, or its position when not numeric), mean and
+// std of each metric, the value as a label; one block per line.
+std::string sweep_data(const SweepAxis& axis, const std::vector<std::string>& metrics, const char* phase,
+                       const SweepLines& sweep) {
+  const std::string& key = axis.key;
+  const std::vector<json>& values = axis.values;
+  const bool numeric = axis.numeric;
+  std::string dat = "# " + key + " (x), then mean and std of:";
+  for (const auto& m : metrics) dat += " " + m;
+  dat += " over the " + std::string(phase) + " runs; label\n";
+  for (const std::string& label : sweep.labels) {
+    dat += "# " + label + "\n";
+    for (const json* s : sweep.lines.at(label)) {
+      const json& v = (*s)["params"][key];
+      const std::size_t pos = static_cast<std::size_t>(std::find(values.begin(), values.end(), v) - values.begin());
+      dat += numeric ? fmt(v.get<double>()) : std::to_string(pos);
+      for (const auto& m : metrics)
+        dat += " " + fmt(metric_of((*s)["mean"], m)) + " " + fmt(metric_of((*s)["std"], m));
+      dat += " " + gp_string(value_text(v)) + "\n";
+    }
+    dat += "\n\n";
+  }
+  return dat;
+}
+
+// sweep_KEY.gp: one image per metric, error bars over repeats (and folds).
+void sweep_script(const SweepAxis& axis, const std::vector<std::string>& metrics, const char* phase,
+                  const std::vector<std::string>& labels, PlotSet& out) {
+  const std::string& key = axis.key;
+  const std::vector<json>& values = axis.values;
+  const bool numeric = axis.numeric;
+  bool logx = numeric;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const json& v : values) {
+    if (!numeric) break;
+    lo = std::min(lo, v.get<double>());
+    hi = std::max(hi, v.get<double>());
+  }
+  logx = numeric && lo > 0 && hi / lo >= 20;
+  const std::string base = "sweep_" + key;
+  std::string gp = header(base + ".gp");
+  gp += "set xlabel " + gp_string(key) + "\n";
+  if (numeric) gp += "set offsets graph 0.03, graph 0.03, 0, 0\n";  // keep end points off the border
+  if (logx) gp += "set logscale x\n";
+  if (!numeric) gp += "set xrange [-0.5:" + std::to_string(values.size()) + "-0.5]\n";
+  PlotFile pf{base + ".gp", {}};
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const std::string image = base + "_" + metrics[m];
+    pf.images.push_back(image);
+    gp += "set output prefix . " + gp_string(image) + " . ext\n";
+    gp += "set title " +
+          gp_string(metrics[m] + " vs " + key + " (" + phase + " runs; mean ± std over " +
+                    (std::string(phase) == "cv" ? "folds and repeats" : "repeats") + ")") +
+          "\n";
+    gp += "set ylabel " + gp_string(metrics[m]) + "\nplot ";
+    const std::string ycol = std::to_string(2 + 2 * m), ecol = std::to_string(3 + 2 * m);
+    const std::string label_col = std::to_string(2 + 2 * metrics.size());
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      gp += (i ? ", \\\n     '' " : gp_string(base + ".dat") + " ") + "index " + std::to_string(i) +
+            " using 1:" + ycol + ":" + ecol + (numeric ? "" : ":xtic(" + label_col + ")") +
+            " with yerrorlines title " + gp_string(labels[i]);
+    }
+    gp += "\n";
+  }
+  out.files.emplace_back(base + ".gp", gp);
+  out.scripts.push_back(pf);
+}
+
+}  // namespace
+
 void sweep_plots(const Experiment& e, const json& summary, PlotSet& out) {
   const char* phase = "cv";
   for (const json& s : summary) {
@@ -124,84 +228,20 @@ void sweep_plots(const Experiment& e, const json& summary, PlotSet& out) {
                                                : std::vector<std::string>{"objective", e.rank_metric};
   bool zip_categorical_done = false;  // zipped text settings share one x axis: plot the first
   for (const std::string& key : e.swept_keys) {
-    std::vector<json> values;  // distinct values of key, in grid order
-    bool numeric = true;
+    SweepAxis axis{key, {}, true};
     for (const GridPoint& p : e.points) {
       const json& v = p.params[key];
-      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
-      numeric = numeric && v.is_number();
+      if (std::find(axis.values.begin(), axis.values.end(), v) == axis.values.end()) axis.values.push_back(v);
+      axis.numeric = axis.numeric && v.is_number();
     }
-    if (values.size() < 2) continue;
-    if (!numeric && e.zip.contains(key)) {
+    if (axis.values.size() < 2) continue;
+    if (!axis.numeric && e.zip.contains(key)) {
       if (zip_categorical_done) continue;
       zip_categorical_done = true;
     }
-    // One line per combination of the other swept settings.
-    std::vector<std::string> labels;
-    std::map<std::string, std::vector<const json*>> lines;
-    for (const json& s : summary) {
-      if (s["phase"] != phase) continue;
-      json others = s["params"];
-      others.erase(key);
-      if (e.zip.contains(key)) {  // zipped settings move together: one line for all of them
-        for (const auto& [z, unused] : e.zip.items()) others.erase(z);
-      }
-      const std::string label = others.empty() ? key : params_text(others);
-      if (!lines.count(label)) labels.push_back(label);
-      lines[label].push_back(&s);
-    }
-    if (labels.size() > kMaxLines) labels.resize(kMaxLines);
-    bool logx = numeric;
-    double lo = INFINITY, hi = -INFINITY;
-    for (const json& v : values) {
-      if (!numeric) break;
-      lo = std::min(lo, v.get<double>());
-      hi = std::max(hi, v.get<double>());
-    }
-    logx = numeric && lo > 0 && hi / lo >= 20;
-    const std::string base = "sweep_" + key;
-    std::string dat = "# " + key + " (x), then mean and std of:";
-    for (const auto& m : metrics) dat += " " + m;
-    dat += " over the " + std::string(phase) + " runs; label\n";
-    for (const std::string& label : labels) {
-      dat += "# " + label + "\n";
-      for (const json* s : lines[label]) {
-        const json& v = (*s)["params"][key];
-        const std::size_t pos = static_cast<std::size_t>(std::find(values.begin(), values.end(), v) - values.begin());
-        dat += numeric ? fmt(v.get<double>()) : std::to_string(pos);
-        for (const auto& m : metrics)
-          dat += " " + fmt(metric_of((*s)["mean"], m)) + " " + fmt(metric_of((*s)["std"], m));
-        dat += " " + gp_string(value_text(v)) + "\n";
-      }
-      dat += "\n\n";
-    }
-    out.files.emplace_back(base + ".dat", dat);
-    std::string gp = header(base + ".gp");
-    gp += "set xlabel " + gp_string(key) + "\n";
-    if (numeric) gp += "set offsets graph 0.03, graph 0.03, 0, 0\n";  // keep end points off the border
-    if (logx) gp += "set logscale x\n";
-    if (!numeric) gp += "set xrange [-0.5:" + std::to_string(values.size()) + "-0.5]\n";
-    PlotFile pf{base + ".gp", {}};
-    for (std::size_t m = 0; m < metrics.size(); ++m) {
-      const std::string image = base + "_" + metrics[m];
-      pf.images.push_back(image);
-      gp += "set output prefix . " + gp_string(image) + " . ext\n";
-      gp += "set title " +
-            gp_string(metrics[m] + " vs " + key + " (" + phase + " runs; mean ± std over " +
-                      (std::string(phase) == "cv" ? "folds and repeats" : "repeats") + ")") +
-            "\n";
-      gp += "set ylabel " + gp_string(metrics[m]) + "\nplot ";
-      const std::string ycol = std::to_string(2 + 2 * m), ecol = std::to_string(3 + 2 * m);
-      const std::string label_col = std::to_string(2 + 2 * metrics.size());
-      for (std::size_t i = 0; i < labels.size(); ++i) {
-        gp += (i ? ", \\\n     '' " : gp_string(base + ".dat") + " ") + "index " + std::to_string(i) +
-              " using 1:" + ycol + ":" + ecol + (numeric ? "" : ":xtic(" + label_col + ")") +
-              " with yerrorlines title " + gp_string(labels[i]);
-      }
-      gp += "\n";
-    }
-    out.files.emplace_back(base + ".gp", gp);
-    out.scripts.push_back(pf);
+    const SweepLines sweep = sweep_lines(e, summary, phase, key);
+    out.files.emplace_back("sweep_" + key + ".dat", sweep_data(axis, metrics, phase, sweep));
+    sweep_script(axis, metrics, phase, sweep.labels, out);
   }
 }
 
