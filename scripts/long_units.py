@@ -22,8 +22,8 @@ a scope that is scanned the same way; a head with a parenthesised parameter list
 or a lambda assigned to a variable, opens a function body, which ends at the
 matching `}`. Everything inside a body (nested blocks, lambdas, local classes)
 counts toward that function. Other braces at scope level (initialisers such as
-`= {...}` or `x_{0}` in a constructor's initialiser list) are kept as part of the
-head. A function's length runs from the first line of its head (the template line
+`= {...}`, `x_{0}` in a constructor's initialiser list, default arguments such as
+`f(g = {})`) are kept as part of the head. A function's length runs from the first line of its head (the template line
 included, comments and preprocessor lines excluded) to its closing brace.
 """
 import re
@@ -113,6 +113,19 @@ def depth0_paren(head):
     return -1
 
 
+def matching_paren(head, p):
+    """Index of the ')' closing the '(' at p, or -1."""
+    depth = 0
+    for k in range(p, len(head)):
+        if head[k] == "(":
+            depth += 1
+        elif head[k] == ")":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
 def classify(head):
     """'scope', 'function' or 'other' for the text before a '{' at scope level."""
     h = ACCESS_RE.sub("", head).strip()
@@ -127,6 +140,12 @@ def classify(head):
     if re.search(r"(?<![=!<>])=(?!=)", before) and "operator" not in before:
         return "other"  # T x = f(...) {...} is an initialiser
     if re.search(r"\b(requires|concept)\b", before):
+        return "other"
+    # A braced member initialiser in a constructor's initialiser list
+    # (S(int x) : x_{x}, ...): after the parameter list comes ':' and the brace
+    # follows a member name; the body's brace comes after a ')' or '}'.
+    close = matching_paren(h, p)
+    if close > 0 and re.match(r"\s*(noexcept\b[^:]*)?:(?!:)", h[close + 1 :]) and re.search(r"[\w>]\s*$", h):
         return "other"
     return "function"
 
