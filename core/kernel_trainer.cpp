@@ -238,6 +238,222 @@ json kernel_settings_to_json(const KernelSettings& s) {
   return {{"kernel", k}, {"max_support_vectors", s.max_support_vectors}, {"kernel_cache_mb", s.cache_megabytes}};
 }
 
+namespace {
+
+// What the training loop and the final objective share: the data, the kernel
+// (gamma resolved), ‖x_i‖² of every training row (RBF only; else zeros) and
+// how a query row is laid out (scattered into a dense array unless the
+// dimension is huge, then merge-join).
+struct KernelProblem {
+  const Dataset& data;
+  KernelParams kernel;
+  std::size_t K;  // outputs: 1 (binary) or the number of classes
+  std::vector<double> sq;
+  bool scatter;
+};
+
+// Kernel values of row j against the whole support set: the cached prefix
+// plus fresh evaluations for the support vectors added since (parallel over
+// blocks when there is enough work). One query at a time, scattered into a
+// dense array (zeroed once, cleared after use in O(nnz)) unless the dimension
+// is huge.
+class KernelRows {
+ public:
+  KernelRows(const KernelProblem& p, const SupportSet& S, KernelCache& cache)
+      : p_(p), S_(S), cache_(cache), dense_(p.scatter ? p.data.dimension : 0, 0.0) {}
+
+  // Pointer to |S| values, valid until the next call.
+  const double* row(std::size_t j) {
+    const SupportSet& S = S_;
+    KernelCache& cache = cache_;
+    const std::size_t m = S.size();
+    const std::size_t first = cache.length(j);
+    if (first == m) return m == 0 ? nullptr : cache.data(j);
+    const RowView x = p_.data.row(j);
+    KernelQuery query{x, nullptr, p_.sq[j]};
+    if (p_.scatter) {
+      for (std::uint32_t p = 0; p < x.nnz; ++p) dense_[x.indices[p]] = x.values[p];
+      query.dense = dense_.data();
+    }
+    const std::size_t count = m - first;
+    fresh_.resize(count);
+    const std::size_t blocks = (count + kExpansionBlock - 1) / kExpansionBlock;
+    auto run_block = [&](std::size_t b) {
+      const std::size_t end = std::min(count, (b + 1) * kExpansionBlock);
+      for (std::size_t i = b * kExpansionBlock; i < end; ++i) {
+        const std::size_t slot = first + i;
+        fresh_[i] = query_kernel(p_.kernel, S.sv(slot), S.squared_norms()[slot], query);
+      }
+    };
+    const std::uint64_t work = m == 0 ? 0 : S.nnz() / m * count;
+    if (blocks > 1 && (count > kParallelKernelEvaluations || work > kParallelMultiplyAdds)) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t b = r.begin(); b != r.end(); ++b) run_block(b);
+      });
+    } else {
+      for (std::size_t b = 0; b < blocks; ++b) run_block(b);
+    }
+    if (p_.scatter) {
+      for (std::uint32_t p = 0; p < x.nnz; ++p) dense_[x.indices[p]] = 0.0;
+    }
+    evaluations_ += count;
+    if (cache.extend(j, fresh_.data(), count)) return cache.data(j);
+    if (first == 0) return fresh_.data();
+    joined_.assign(cache.data(j), cache.data(j) + first);
+    joined_.insert(joined_.end(), fresh_.begin(), fresh_.end());
+    return joined_.data();
+  }
+
+  // Kernel evaluations so far.
+  std::uint64_t evaluations() const { return evaluations_; }
+
+ private:
+  const KernelProblem& p_;
+  const SupportSet& S_;
+  KernelCache& cache_;
+  std::vector<double> dense_;
+  std::vector<double> fresh_, joined_;
+  std::uint64_t evaluations_ = 0;
+};
+
+// One mini-batch: its rows, raw expansions, scores, subgradient coefficients.
+struct KernelBatch {
+  KernelBatch(std::size_t k, std::size_t K) : rows(k), raw(k * K), scores(k * K), coeff(k * K), active(k), delta(K) {}
+  std::vector<std::size_t> rows;
+  std::vector<double> raw, scores, coeff;
+  std::vector<char> active;
+  std::vector<double> delta;
+};
+
+// Scores of the batch with the current counts (all judged with the same α),
+// w_t = 1/(λ(t−1)k) Σ a φ, w_1 = 0; and the subgradient of each row's loss.
+void score_batch(const KernelProblem& p, const KernelHinge& objective, const SupportSet& S, KernelRows& rows,
+                 double lambda, std::uint64_t t, KernelBatch& b) {
+  const std::size_t k = b.rows.size(), K = p.K;
+  for (std::size_t a = 0; a < k; ++a) {
+    combine_expansion(S.coefficients(), K, S.size(), rows.row(b.rows[a]), &b.raw[a * K]);
+  }
+  const double scale = t == 1 ? 0.0 : 1.0 / (lambda * static_cast<double>(t - 1) * static_cast<double>(k));
+  for (std::size_t a = 0; a < k; ++a) {
+    for (std::size_t c = 0; c < K; ++c) {
+      if (!std::isfinite(b.raw[a * K + c])) {
+        throw InputError(p.data.source + ": the kernel expansion became infinite or NaN at iteration " + std::to_string(t) +
+                         "; scale the features or lower the kernel's gamma / degree");
+      }
+      b.scores[a * K + c] = scale * b.raw[a * K + c];
+    }
+    b.active[a] = objective.subgradient(p.data.row(b.rows[a]), &b.scores[a * K], &b.coeff[a * K]);
+  }
+}
+
+// Count the violators: a_jc += −∂ℓ/∂s_c (= y_jc for the hinge); a new support
+// vector beyond the budget first evicts the weakest. Returns the evictions.
+std::uint64_t count_violators(const KernelProblem& p, std::size_t budget, KernelBatch& b, SupportSet& S,
+                              KernelCache& cache) {
+  std::uint64_t evictions = 0;
+  for (std::size_t a = 0; a < b.rows.size(); ++a) {
+    if (!b.active[a]) continue;
+    const std::size_t j = b.rows[a];
+    if (S.slot(j) == kNoSlot && S.size() >= budget) {
+      S.remove(S.weakest());
+      ++evictions;
+    }
+    for (std::size_t c = 0; c < p.K; ++c) b.delta[c] = -b.coeff[a * p.K + c];
+    S.add(j, b.delta.data(), p.sq[j]);
+    // Cached rows are prefixes of the support list: a removal shifts it.
+    if (S.removals() != cache.generation()) cache.clear(S.removals());
+  }
+  return evictions;
+}
+
+// The model of support set S after t steps (coefficients as counts; the
+// decision scale comes from lambda, t and k).
+KernelModel kernel_model_of(const KernelProblem& p, const SupportSet& S, double lambda, std::uint64_t t, std::size_t k) {
+  KernelModel m;
+  m.classes = p.data.classes;
+  m.dimension = p.data.dimension;
+  m.outputs = static_cast<int>(p.K);
+  m.kernel = p.kernel;
+  m.lambda = lambda;
+  m.iterations = t;
+  m.batch_size = static_cast<int>(k);
+  for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
+    const RowView x = S.sv(s_i);
+    m.sv_indices.insert(m.sv_indices.end(), x.indices, x.indices + x.nnz);
+    m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
+    m.sv_ptr.push_back(m.sv_indices.size());
+  }
+  m.coefficients.assign(S.coefficients(), S.coefficients() + S.size() * p.K);
+  m.prepare();
+  return m;
+}
+
+// Raw expansions Σ_s a_sc k(x_s, x_i) of every training row (n × K).
+// Cached kernel rows are reused; the values are those model.scores would
+// compute, bit for bit (same kernel values, same block order).
+std::vector<double> training_expansions(const KernelProblem& p, const SupportSet& S, const KernelCache& cache) {
+  const std::size_t n = p.data.size(), K = p.K;
+  const std::uint32_t dim = p.data.dimension;
+  const bool scatter = p.scatter;
+  std::vector<double> rows_raw(n * K);
+  const std::size_t msv = S.size();
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 16), [&](const tbb::blocked_range<std::size_t>& r) {
+    std::vector<double> q(scatter ? dim : 0, 0.0), kv(msv);
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      const std::size_t first = std::min(cache.length(i), msv);
+      if (first == msv) {
+        combine_expansion(S.coefficients(), K, msv, msv == 0 ? nullptr : cache.data(i), &rows_raw[i * K]);
+        continue;
+      }
+      const RowView x = p.data.row(i);
+      KernelQuery query{x, nullptr, p.sq[i]};
+      if (scatter) {
+        for (std::uint32_t j = 0; j < x.nnz; ++j) q[x.indices[j]] = x.values[j];
+        query.dense = q.data();
+      }
+      if (first > 0) std::copy(cache.data(i), cache.data(i) + first, kv.begin());
+      for (std::size_t slot = first; slot < msv; ++slot) {
+        kv[slot] = query_kernel(p.kernel, S.sv(slot), S.squared_norms()[slot], query);
+      }
+      if (scatter) {
+        for (std::uint32_t j = 0; j < x.nnz; ++j) q[x.indices[j]] = 0.0;
+      }
+      combine_expansion(S.coefficients(), K, msv, kv.data(), &rows_raw[i * K]);
+    }
+  });
+  return rows_raw;
+}
+
+// The training objective of m: the mean loss over the training rows, and (rows
+// in S) the regulariser Σ_c scale² Σ_s a_sc raw_c(x_s), summed in support-set
+// order. Stored in m.training ("objective", "regularizer").
+void record_objective(const KernelProblem& p, const KernelHinge& objective, const SupportSet& S,
+                      const KernelCache& cache, double lambda, KernelModel& m) {
+  const std::size_t n = p.data.size(), K = p.K;
+  const std::vector<double> rows_raw = training_expansions(p, S, cache);
+  const double final_scale = m.decision_scale();
+  double sq_norm = 0.0;
+  for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
+    for (std::size_t c = 0; c < K; ++c) sq_norm += m.coefficients[s_i * K + c] * rows_raw[S.row(s_i) * K + c];
+  }
+  const double regularizer = lambda / 2 * final_scale * final_scale * sq_norm;
+  double loss = 0.0;
+  std::vector<double> sc(K);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < K; ++c) sc[c] = final_scale * rows_raw[i * K + c];
+    loss += objective.loss(p.data.row(i), sc.data());
+  }
+  const double objective_value = regularizer + loss / static_cast<double>(n);
+  if (!std::isfinite(objective_value)) {
+    throw InputError(p.data.source + ": the kernel expansion of the final model is infinite or NaN; scale the "
+                     "features or lower the kernel's gamma / degree");
+  }
+  m.training["objective"] = objective_value;
+  m.training["regularizer"] = regularizer;
+}
+
+}  // namespace
+
 KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const EngineSettings& s,
                          const std::function<bool(const EpochInfo&)>& on_epoch) {
   const std::size_t n = data.size();
@@ -259,106 +475,27 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const En
   if (T == 0) T = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(epochs * static_cast<double>(n) / static_cast<double>(k))));
 
   // ‖x_i‖² of every training row (RBF); computed once.
-  std::vector<double> sq(n, 0.0);
+  KernelProblem problem{data, kernel, K, std::vector<double>(n, 0.0), dim <= kDenseQueryMaxDimension};
   if (kernel.type == KernelType::kRbf) {
-    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { sq[i] = row_squared_norm(data.row(i)); });
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { problem.sq[i] = row_squared_norm(data.row(i)); });
   }
 
   Sampler sampler(data, s.sampling, derive_seed(s.seed, 1));
   SupportSet S(data, K);
   std::uint64_t evictions = 0;
-  std::uint64_t evaluations = 0;  // kernel evaluations of the training loop
-
   // Budgeted runs evict every step once full, which would clear the cache each
   // time; their support set is small anyway.
   const double cache_mb = budget == kNoSlot ? ks.cache_megabytes : 0.0;
   KernelCache cache(n, static_cast<std::uint64_t>(std::max(0.0, cache_mb) * 1048576.0));
-  // One query at a time, scattered into a dense array (zeroed once, cleared
-  // after use in O(nnz)) unless the dimension is huge (then merge-join).
-  const bool scatter = dim <= kDenseQueryMaxDimension;
-  std::vector<double> dense(scatter ? dim : 0, 0.0);
-  std::vector<double> fresh, joined;
-  std::vector<std::size_t> batch(k);
-  std::vector<double> raw(k * K), scores(k * K), coeff(k * K);
-  std::vector<char> active(k);
-  std::vector<double> delta(K);
-
-  // Kernel values of row j against the whole support set: the cached prefix
-  // plus fresh evaluations for the support vectors added since (parallel over
-  // blocks when there is enough work). Returns a pointer to |S| values.
-  auto kernel_row = [&](std::size_t j) -> const double* {
-    const std::size_t m = S.size();
-    const std::size_t first = cache.length(j);
-    if (first == m) return m == 0 ? nullptr : cache.data(j);
-    const RowView x = data.row(j);
-    KernelQuery query{x, nullptr, sq[j]};
-    if (scatter) {
-      for (std::uint32_t p = 0; p < x.nnz; ++p) dense[x.indices[p]] = x.values[p];
-      query.dense = dense.data();
-    }
-    const std::size_t count = m - first;
-    fresh.resize(count);
-    const std::size_t blocks = (count + kExpansionBlock - 1) / kExpansionBlock;
-    auto run_block = [&](std::size_t b) {
-      const std::size_t end = std::min(count, (b + 1) * kExpansionBlock);
-      for (std::size_t i = b * kExpansionBlock; i < end; ++i) {
-        const std::size_t slot = first + i;
-        fresh[i] = query_kernel(kernel, S.sv(slot), S.squared_norms()[slot], query);
-      }
-    };
-    const std::uint64_t work = m == 0 ? 0 : S.nnz() / m * count;
-    if (blocks > 1 && (count > kParallelKernelEvaluations || work > kParallelMultiplyAdds)) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t b = r.begin(); b != r.end(); ++b) run_block(b);
-      });
-    } else {
-      for (std::size_t b = 0; b < blocks; ++b) run_block(b);
-    }
-    if (scatter) {
-      for (std::uint32_t p = 0; p < x.nnz; ++p) dense[x.indices[p]] = 0.0;
-    }
-    evaluations += count;
-    if (cache.extend(j, fresh.data(), count)) return cache.data(j);
-    if (first == 0) return fresh.data();
-    joined.assign(cache.data(j), cache.data(j) + first);
-    joined.insert(joined.end(), fresh.begin(), fresh.end());
-    return joined.data();
-  };
+  KernelRows rows(problem, S, cache);
+  KernelBatch batch(k, K);
 
   std::uint64_t t = 0;
   while (t < T) {
     ++t;
-    for (std::size_t a = 0; a < k; ++a) batch[a] = sampler.next();
-    // Raw scores of the batch with the current counts (all judged with the same α).
-    for (std::size_t a = 0; a < k; ++a) {
-      combine_expansion(S.coefficients(), K, S.size(), kernel_row(batch[a]), &raw[a * K]);
-    }
-    // w_t = 1/(λ(t−1)k) Σ a φ; w_1 = 0.
-    const double scale = t == 1 ? 0.0 : 1.0 / (lambda * static_cast<double>(t - 1) * static_cast<double>(k));
-    for (std::size_t a = 0; a < k; ++a) {
-      for (std::size_t c = 0; c < K; ++c) {
-        if (!std::isfinite(raw[a * K + c])) {
-          throw InputError(data.source + ": the kernel expansion became infinite or NaN at iteration " + std::to_string(t) +
-                           "; scale the features or lower the kernel's gamma / degree");
-        }
-        scores[a * K + c] = scale * raw[a * K + c];
-      }
-      active[a] = objective.subgradient(data.row(batch[a]), &scores[a * K], &coeff[a * K]);
-    }
-    // Count the violators: a_jc += −∂ℓ/∂s_c (= y_jc for the hinge).
-    for (std::size_t a = 0; a < k; ++a) {
-      if (!active[a]) continue;
-      const std::size_t j = batch[a];
-      if (S.slot(j) == kNoSlot && S.size() >= budget) {
-        S.remove(S.weakest());
-        ++evictions;
-      }
-      for (std::size_t c = 0; c < K; ++c) delta[c] = -coeff[a * K + c];
-      S.add(j, delta.data(), sq[j]);
-      // Cached rows are prefixes of the support list: a removal shifts it.
-      if (S.removals() != cache.generation()) cache.clear(S.removals());
-    }
-
+    for (std::size_t a = 0; a < k; ++a) batch.rows[a] = sampler.next();
+    score_batch(problem, objective, S, rows, lambda, t, batch);
+    evictions += count_violators(problem, budget, batch, S, cache);
     if (t % steps_per_epoch == 0 || t == T) {
       EpochInfo info;
       info.epoch = static_cast<int>((t + steps_per_epoch - 1) / steps_per_epoch);
@@ -367,81 +504,15 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const En
     }
   }
 
-  KernelModel m;
-  m.classes = data.classes;
-  m.dimension = dim;
-  m.outputs = static_cast<int>(K);
-  m.kernel = kernel;
-  m.lambda = lambda;
-  m.iterations = t;
-  m.batch_size = static_cast<int>(k);
-  for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
-    const RowView x = S.sv(s_i);
-    m.sv_indices.insert(m.sv_indices.end(), x.indices, x.indices + x.nnz);
-    m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
-    m.sv_ptr.push_back(m.sv_indices.size());
-  }
-  m.coefficients.assign(S.coefficients(), S.coefficients() + S.size() * K);
-  m.prepare();
-
+  KernelModel m = kernel_model_of(problem, S, lambda, t, k);
   m.training = {{"examples", n},
                 {"nnz", data.nnz()},
                 {"iterations", t},
                 {"epochs", static_cast<double>(t) * static_cast<double>(k) / static_cast<double>(n)},
                 {"support_vectors", S.size()},
                 {"evictions", evictions},
-                {"kernel_evaluations", evaluations}};
-  if (ks.compute_objective) {
-    // Scores of every training row: the mean loss, and (rows in S) the
-    // regulariser Σ_c scale² Σ_s a_sc raw_c(x_s), summed in support-set order.
-    // Cached kernel rows are reused; the values are those model.scores would
-    // compute, bit for bit (same kernel values, same block order).
-    std::vector<double> rows_raw(n * K);
-    const std::size_t msv = S.size();
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 16), [&](const tbb::blocked_range<std::size_t>& r) {
-      std::vector<double> q(scatter ? dim : 0, 0.0), kv(msv);
-      for (std::size_t i = r.begin(); i != r.end(); ++i) {
-        const std::size_t first = std::min(cache.length(i), msv);
-        if (first == msv) {
-          combine_expansion(S.coefficients(), K, msv, msv == 0 ? nullptr : cache.data(i), &rows_raw[i * K]);
-          continue;
-        }
-        const RowView x = data.row(i);
-        KernelQuery query{x, nullptr, sq[i]};
-        if (scatter) {
-          for (std::uint32_t p = 0; p < x.nnz; ++p) q[x.indices[p]] = x.values[p];
-          query.dense = q.data();
-        }
-        if (first > 0) std::copy(cache.data(i), cache.data(i) + first, kv.begin());
-        for (std::size_t slot = first; slot < msv; ++slot) {
-          kv[slot] = query_kernel(kernel, S.sv(slot), S.squared_norms()[slot], query);
-        }
-        if (scatter) {
-          for (std::uint32_t p = 0; p < x.nnz; ++p) q[x.indices[p]] = 0.0;
-        }
-        combine_expansion(S.coefficients(), K, msv, kv.data(), &rows_raw[i * K]);
-      }
-    });
-    const double final_scale = m.decision_scale();
-    double sq_norm = 0.0;
-    for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
-      for (std::size_t c = 0; c < K; ++c) sq_norm += m.coefficients[s_i * K + c] * rows_raw[S.row(s_i) * K + c];
-    }
-    const double regularizer = lambda / 2 * final_scale * final_scale * sq_norm;
-    double loss = 0.0;
-    std::vector<double> sc(K);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t c = 0; c < K; ++c) sc[c] = final_scale * rows_raw[i * K + c];
-      loss += objective.loss(data.row(i), sc.data());
-    }
-    const double objective_value = regularizer + loss / static_cast<double>(n);
-    if (!std::isfinite(objective_value)) {
-      throw InputError(data.source + ": the kernel expansion of the final model is infinite or NaN; scale the "
-                       "features or lower the kernel's gamma / degree");
-    }
-    m.training["objective"] = objective_value;
-    m.training["regularizer"] = regularizer;
-  }
+                {"kernel_evaluations", rows.evaluations()}};
+  if (ks.compute_objective) record_objective(problem, objective, S, cache, lambda, m);
   return m;
 }
 

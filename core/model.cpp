@@ -164,12 +164,10 @@ Model model_from_json(const std::string& text, const std::string& name) {
   return model_from_json_value(json_checks::parse_model_file(text, name), name);
 }
 
-Model model_from_json_value(const json& j, const std::string& name) {
-  json_checks::check_model_header(j, name, kModelFormatVersion, "pegasos model");
-  const json& kind = need(j, "kind", name);
-  if (kind != "linear") bad(name, "/kind", "unsupported model kind " + kind.dump());
+namespace {
 
-  Model m;
+// objective, classes, bias_mode, dimension and outputs, checked against each other.
+void read_model_header(const json& j, const std::string& name, Model& m) {
   try {
     m.objective = need(j, "objective", name).get<std::string>();
     m.classes = need(j, "classes", name).get<std::vector<std::string>>();
@@ -200,8 +198,32 @@ Model model_from_json_value(const json& j, const std::string& name) {
   if (static_cast<std::size_t>(m.outputs) != expected_outputs) {
     bad(name, "/outputs", std::to_string(m.outputs) + " outputs do not match " + std::to_string(m.classes.size()) + " classes");
   }
-  const std::size_t K = static_cast<std::size_t>(m.outputs);
+}
 
+// Weight vector k stored sparse, {"indices": [1-based, increasing], "values": [...]}.
+void read_sparse_weights(const json& wk, const std::string& name, const std::string& field, std::size_t k, Model& m) {
+  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  const json& idx = need(wk, "indices", name);
+  const json& val = need(wk, "values", name);
+  if (!idx.is_array() || !val.is_array() || idx.size() != val.size()) {
+    bad(name, field, "indices and values must be arrays of equal length");
+  }
+  std::uint64_t previous = 0;
+  for (std::size_t e = 0; e < idx.size(); ++e) {
+    if (!idx[e].is_number_unsigned()) bad(name, field + "/indices/" + std::to_string(e), "expected a positive integer");
+    const std::uint64_t i = idx[e].get<std::uint64_t>();
+    if (i == 0 || i > m.dimension || i <= previous) {
+      bad(name, field + "/indices/" + std::to_string(e), "index " + std::to_string(i) + " is out of order or outside 1.." + std::to_string(m.dimension));
+    }
+    previous = i;
+    m.weights[(i - 1) * K + k] = finite_number(val[e], name, field + "/values/" + std::to_string(e));
+  }
+}
+
+// bias (K numbers) and weights (K vectors, dense arrays or sparse objects),
+// into the feature-major m.weights.
+void read_model_weights(const json& j, const std::string& name, Model& m) {
+  const std::size_t K = static_cast<std::size_t>(m.outputs);
   const json& bias = need(j, "bias", name);
   if (!bias.is_array() || bias.size() != K) bad(name, "/bias", "expected an array of " + std::to_string(K) + " numbers");
   for (std::size_t k = 0; k < K; ++k) m.bias.push_back(finite_number(bias[k], name, "/bias/" + std::to_string(k)));
@@ -229,25 +251,15 @@ Model model_from_json_value(const json& j, const std::string& name) {
     if (wk.is_array()) {
       for (std::size_t d = 0; d < m.dimension; ++d) m.weights[d * K + k] = finite_number(wk[d], name, field + "/" + std::to_string(d));
     } else if (wk.is_object()) {
-      const json& idx = need(wk, "indices", name);
-      const json& val = need(wk, "values", name);
-      if (!idx.is_array() || !val.is_array() || idx.size() != val.size()) {
-        bad(name, field, "indices and values must be arrays of equal length");
-      }
-      std::uint64_t previous = 0;
-      for (std::size_t e = 0; e < idx.size(); ++e) {
-        if (!idx[e].is_number_unsigned()) bad(name, field + "/indices/" + std::to_string(e), "expected a positive integer");
-        const std::uint64_t i = idx[e].get<std::uint64_t>();
-        if (i == 0 || i > m.dimension || i <= previous) {
-          bad(name, field + "/indices/" + std::to_string(e), "index " + std::to_string(i) + " is out of order or outside 1.." + std::to_string(m.dimension));
-        }
-        previous = i;
-        m.weights[(i - 1) * K + k] = finite_number(val[e], name, field + "/values/" + std::to_string(e));
-      }
+      read_sparse_weights(wk, name, field, k, m);
     } else {
       bad(name, field, "expected an array or {indices, values}");
     }
   }
+}
+
+// The optional sections: settings, data (reader settings), training, features.
+void read_model_sections(const json& j, const std::string& name, Model& m) {
   m.settings = optional_object(j, "settings", name);
   if (auto it = m.settings.find("lambda"); it != m.settings.end()) {
     if (!(finite_number(*it, name, "/settings/lambda") >= 0)) bad(name, "/settings/lambda", "must be >= 0");
@@ -275,6 +287,19 @@ Model model_from_json_value(const json& j, const std::string& name) {
     if (!it->is_object()) bad(name, "/features", "expected an object (the text featurizer) or null");
     m.features = *it;
   }
+}
+
+}  // namespace
+
+Model model_from_json_value(const json& j, const std::string& name) {
+  json_checks::check_model_header(j, name, kModelFormatVersion, "pegasos model");
+  const json& kind = need(j, "kind", name);
+  if (kind != "linear") bad(name, "/kind", "unsupported model kind " + kind.dump());
+
+  Model m;
+  read_model_header(j, name, m);
+  read_model_weights(j, name, m);
+  read_model_sections(j, name, m);
   return m;
 }
 

@@ -177,8 +177,9 @@ std::pair<std::string, json> parse_override(const std::string& text) {
   return {key, parsed};
 }
 
-TrainConfig config_from_json(const json& merged, const std::string& origin) {
-  if (!merged.is_object()) throw ConfigError(origin + ": a configuration is a JSON object of settings");
+namespace {
+
+void reject_unknown_keys(const json& merged, const std::string& origin) {
   for (const auto& [key, value] : merged.items()) {
     const bool known = std::any_of(config_keys().begin(), config_keys().end(),
                                    [&](const ConfigKey& k) { return k.name == key; });
@@ -188,10 +189,10 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
                             "; `pegasos train --help` lists them");
     }
   }
-  json all = json::object();
-  for (const auto& k : config_keys()) all[k.name] = merged.contains(k.name) ? merged.at(k.name) : k.default_value;
+}
 
-  TrainConfig c;
+// objective, the kernel settings (kernel_hinge only) and class_weight.
+void read_objective(const json& merged, json& all, const std::string& origin, TrainConfig& c) {
   c.objective = choice(all["objective"], origin, "objective",
                        {"hinge", "weighted_hinge", "transfer", "ova", "multiclass_hinge", "kernel_hinge"});
   if (c.objective == "kernel_hinge") {
@@ -224,6 +225,9 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
     fail(origin, "class_weight", "objective weighted_hinge needs class_weight (\"balanced\" or {label: cost})");
   }
   c.class_weight = cw;
+}
+
+void read_source_model(json& all, const std::string& origin, TrainConfig& c) {
   if (!all["source_model"].is_string()) fail(origin, "source_model", "expected a file name");
   c.source_model = all["source_model"].get<std::string>();
   if (c.objective == "transfer" && c.source_model.empty()) {
@@ -232,7 +236,11 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   if (c.objective != "transfer" && !c.source_model.empty()) {
     fail(origin, "source_model", "only used by objective transfer (objective is '" + c.objective + "')");
   }
-  EngineSettings& e = c.engine;
+}
+
+// lambda, the step count and the Pegasos step settings (batch, projection,
+// output iterate, averaging, sampling) and the bias.
+void read_steps(json& all, const std::string& origin, EngineSettings& e) {
   e.lambda = number(all["lambda"], origin, "lambda");
   if (!(e.lambda > 0)) fail(origin, "lambda", "must be > 0");
   e.epochs = number(all["epochs"], origin, "epochs");
@@ -260,10 +268,14 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
                                            : Sampling::kBalanced;
   const std::string bias = choice(all["bias"], origin, "bias", {"none", "feature", "unregularized"});
   e.bias = bias == "none" ? BiasMode::kNone : bias == "feature" ? BiasMode::kFeature : BiasMode::kUnregularized;
+}
+
+// solver, and which one a Pegasos-only setting asks for.
+void read_solver(json& all, const std::string& origin, const std::string& objective, EngineSettings& e) {
   const std::string solver = choice(all["solver"], origin, "solver", {"pegasos", "sdca", "auto"});
   e.solver = solver == "pegasos" ? Solver::kPegasos : solver == "sdca" ? Solver::kSdca : Solver::kAuto;
   if (e.solver == Solver::kSdca) {
-    if (c.objective == "kernel_hinge") {
+    if (objective == "kernel_hinge") {
       fail(origin, "solver", "sdca trains the linear objectives; kernel_hinge is kernel Pegasos (solver pegasos)");
     }
     if (e.bias == BiasMode::kUnregularized) {
@@ -278,6 +290,11 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
     if (e.solver == Solver::kAuto) e.solver = Solver::kPegasos;
     if (e.solver == Solver::kSdca) fail(origin, key, "a Pegasos setting; solver is sdca");
   }
+}
+
+// seed, threads, the stopping rule (tolerance, max_epochs) and strict.
+void read_run_settings(json& all, const std::string& origin, TrainConfig& c) {
+  EngineSettings& e = c.engine;
   const std::int64_t seed = integer(all["seed"], origin, "seed");
   if (seed < 0) fail(origin, "seed", "must be >= 0");
   e.seed = static_cast<std::uint64_t>(seed);
@@ -292,7 +309,11 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   }
   e.max_epochs = static_cast<int>(max_epochs);
   c.strict = boolean(all["strict"], origin, "strict");
+}
 
+// How the data is read: format, text features and fields, label column,
+// normalisation, the largest feature index, the positive label.
+void read_data_settings(json& all, const std::string& origin, TrainConfig& c) {
   const std::string format =
       choice(all["format"], origin, "format", {"auto", "libsvm", "csv", "jsonl", "text_tsv", "text_dir"});
   if (!all["features"].is_null()) {
@@ -325,6 +346,23 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   if (all["positive_label"].is_number()) all["positive_label"] = all["positive_label"].dump();
   if (!all["positive_label"].is_string()) fail(origin, "positive_label", "expected a string (a label of the data)");
   c.positive_label = all["positive_label"].get<std::string>();
+}
+
+}  // namespace
+
+TrainConfig config_from_json(const json& merged, const std::string& origin) {
+  if (!merged.is_object()) throw ConfigError(origin + ": a configuration is a JSON object of settings");
+  reject_unknown_keys(merged, origin);
+  json all = json::object();
+  for (const auto& k : config_keys()) all[k.name] = merged.contains(k.name) ? merged.at(k.name) : k.default_value;
+
+  TrainConfig c;
+  read_objective(merged, all, origin, c);
+  read_source_model(all, origin, c);
+  read_steps(all, origin, c.engine);
+  read_solver(all, origin, c.objective, c.engine);
+  read_run_settings(all, origin, c);
+  read_data_settings(all, origin, c);
   c.resolved = all;
   return c;
 }

@@ -9,6 +9,12 @@
 // config and seed, so re-running an experiment reproduces results.json byte
 // for byte except the values under "timing" keys (results_no_timing.json
 // drops those).
+//
+// The implementation is in drivers/experiment/, one file per job: spec.cpp
+// (keys, grid expansion, validation), splits.cpp, load.cpp (data read once),
+// run.cpp (one run), progress.cpp, results.cpp (summary, CSV), plots.cpp
+// (gnuplot) and runner.cpp (run_experiment); internals live in namespace
+// experiment_detail.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,148 @@
+// The CSV / TSV reader: parse_csv (core/dataset.hpp).
+#include <fast_float/fast_float.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/dataset.hpp"
+#include "core/errors.hpp"
+#include "core/parse_chunks.hpp"
+
+namespace pegasos {
+namespace {
+
+using namespace reader_detail;
+
+struct CsvLayout {
+  char delimiter = ',';
+  std::size_t fields = 0;        // fields per row
+  std::size_t label_field = 0;   // which field is the label
+  bool has_label = true;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+void parse_csv_line(const char* line, const char* end, Chunk& c, const CsvLayout& layout) {
+  const char* p = line;
+  while (p < end && is_space(*p)) ++p;
+  if (p == end) return;  // blank line: skipped
+  p = line;
+  std::size_t field = 0;
+  std::uint32_t feature = 0;
+  int label = -1;
+  while (true) {
+    const char* start = p;
+    const void* d = std::memchr(p, layout.delimiter, static_cast<std::size_t>(end - p));
+    const char* stop = d ? static_cast<const char*>(d) : end;
+    const std::size_t column = static_cast<std::size_t>(start - line) + 1;
+    if (field >= layout.fields) {
+      throw ParseFailure{column, "too many fields: expected " + std::to_string(layout.fields)};
+    }
+    std::string_view raw(start, static_cast<std::size_t>(stop - start));
+    std::string_view tok = trim(raw);
+    if (layout.has_label && field == layout.label_field) {
+      if (tok.empty()) throw ParseFailure{column, "missing label (empty field " + std::to_string(field + 1) + ")"};
+      try {
+        label = c.label_id(tok);
+      } catch (const InputError& e) {
+        throw ParseFailure{column, e.what()};
+      }
+    } else {
+      if (tok.empty()) {
+        throw ParseFailure{column, "empty field " + std::to_string(field + 1) + " (missing value)"};
+      }
+      const float v = parse_value(tok.data(), tok.data() + tok.size(), column);
+      if (v != 0.0f) {
+        c.indices.push_back(feature);
+        c.values.push_back(v);
+      }
+      ++feature;
+    }
+    ++field;
+    if (d == nullptr) break;
+    p = stop + 1;
+  }
+  if (field != layout.fields) {
+    throw ParseFailure{static_cast<std::size_t>(end - line) + 1,
+                       "expected " + std::to_string(layout.fields) + " fields, found " + std::to_string(field)};
+  }
+  c.max_index = std::max<std::uint64_t>(c.max_index, feature);
+  c.labels.push_back(label);
+  c.row_ptr.push_back(c.indices.size());
+}
+
+}  // namespace
+
+Dataset parse_csv(std::string_view text, const std::string& name, const ReadOptions& options) {
+  text = strip_bom(text);
+  if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a CSV text file");
+  // Skip leading blank lines; the first non-blank line fixes the layout.
+  std::size_t line_no = 1;
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!trim(line).empty()) break;
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++line_no;
+  }
+  if (text.empty()) throw InputError(name + ": no examples (the file is empty)");
+  std::string_view first = text.substr(0, text.find('\n'));
+  if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
+
+  CsvLayout layout;
+  if (first.find(',') == std::string_view::npos) {
+    if (first.find('\t') != std::string_view::npos) layout.delimiter = '\t';
+    else if (first.find(';') != std::string_view::npos) layout.delimiter = ';';
+  }
+  std::vector<std::string_view> header;
+  for (std::size_t pos = 0;;) {
+    std::size_t d = first.find(layout.delimiter, pos);
+    header.push_back(trim(first.substr(pos, d == std::string_view::npos ? std::string_view::npos : d - pos)));
+    if (d == std::string_view::npos) break;
+    pos = d + 1;
+  }
+  layout.fields = header.size();
+  if (layout.fields < 2) {
+    throw InputError(location(name, line_no) + ": a CSV row needs a label and at least one feature, found " +
+                     std::to_string(layout.fields) + " field");
+  }
+  bool is_header = false;
+  if (!options.label_column_name.empty()) {
+    auto it = std::find(header.begin(), header.end(), options.label_column_name);
+    if (it == header.end()) {
+      throw InputError(location(name, line_no) + ": no column named '" + options.label_column_name + "' in the header");
+    }
+    layout.label_field = static_cast<std::size_t>(it - header.begin());
+    is_header = true;
+  } else {
+    long lc = options.label_column;
+    if (lc < 0) lc += static_cast<long>(layout.fields);
+    if (lc < 0 || lc >= static_cast<long>(layout.fields)) {
+      throw InputError(location(name, line_no) + ": label_column " + std::to_string(options.label_column) +
+                       " is outside the " + std::to_string(layout.fields) + " fields of the first row");
+    }
+    layout.label_field = static_cast<std::size_t>(lc);
+    // A first row whose feature fields are not all numbers is a header.
+    for (std::size_t f = 0; f < header.size(); ++f) {
+      if (f == layout.label_field) continue;
+      float v;
+      auto r = fast_float::from_chars(header[f].data(), header[f].data() + header[f].size(), v);
+      if (header[f].empty() || r.ptr != header[f].data() + header[f].size()) is_header = true;
+    }
+  }
+  if (is_header) {
+    std::size_t nl = text.find('\n');
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++line_no;
+  }
+  return parse_chunks(text, name, line_no, [&](const char* b, const char* e, Chunk& c) {
+    parse_csv_line(b, e, c, layout);
+  });
+}
+
+}  // namespace pegasos

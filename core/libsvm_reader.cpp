@@ -1,0 +1,165 @@
+// The LIBSVM / SVMlight reader: parse_libsvm (core/dataset.hpp).
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "core/dataset.hpp"
+#include "core/errors.hpp"
+#include "core/parse_chunks.hpp"
+
+namespace pegasos {
+namespace {
+
+using namespace reader_detail;
+
+// Largest feature index ever accepted, whatever max_feature_index says: the
+// dimension and the engine's extra bias feature (index = dimension) must both
+// fit in a uint32.
+constexpr std::uint64_t kMaxFeatureIndexLimit = (std::uint64_t{1} << 32) - 2;
+
+// The common case of a LIBSVM line in one pass: "LABEL IDX:VALUE ..." with
+// decimal indices strictly increasing within 1..max, finite values, nothing
+// else. Returns false, having added nothing but possibly the label's id,
+// for any other line (comments, qid:, anything malformed); the general
+// parser below then reads it and reports errors. Both give the same rows.
+bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const ReadOptions& opt) {
+  const char* p = line;
+  while (p < end && is_space(*p)) ++p;
+  const char* tok = p;
+  while (p < end && !is_space(*p)) {
+    if (*p == ':' || *p == '#') return false;
+    ++p;
+  }
+  if (p == tok) return false;
+  int label = 0;
+  try {
+    label = c.label_id(std::string_view(tok, static_cast<std::size_t>(p - tok)));
+  } catch (const InputError&) {
+    return false;
+  }
+  const std::size_t row_start = c.indices.size();
+  const std::uint64_t max_index = std::min(opt.max_feature_index, kMaxFeatureIndexLimit);
+  std::uint64_t previous = 0;
+  auto fail = [&] {
+    c.indices.resize(row_start);
+    c.values.resize(row_start);
+    return false;
+  };
+  while (true) {
+    while (p < end && is_space(*p)) ++p;
+    if (p == end) break;
+    std::uint64_t index = 0;
+    const char* digits = p;
+    while (p < end && *p >= '0' && *p <= '9') {
+      index = index * 10 + static_cast<std::uint64_t>(*p - '0');
+      ++p;
+    }
+    // At most 10 digits cannot overflow and covers every index ≤ max_index.
+    if (p == digits || p - digits > 10 || p == end || *p != ':') return fail();
+    if (index == 0 || index <= previous || index > max_index) return fail();
+    ++p;
+    float v = 0;
+    const char* after = nullptr;
+    if (!parse_simple_decimal(p, end, v, &after)) {
+      const auto r = fast_float::from_chars(p, end, v);
+      if (r.ec != std::errc() || r.ptr == p || !std::isfinite(v)) return fail();
+      after = r.ptr;
+    }
+    if (after != end && !is_space(*after)) return fail();
+    p = after;
+    previous = index;
+    if (v != 0.0f) {
+      c.indices.push_back(static_cast<std::uint32_t>(index - 1));
+      c.values.push_back(v);
+    }
+  }
+  if (previous > c.max_index) c.max_index = previous;
+  c.labels.push_back(label);
+  c.row_ptr.push_back(c.indices.size());
+  return true;
+}
+
+// Parse one LIBSVM line [p, end) (no newline) into `c`.
+void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOptions& opt) {
+  if (opt.libsvm_fast_path && parse_libsvm_line_fast(line, end, c, opt)) return;
+  if (const void* hash = std::memchr(line, '#', static_cast<std::size_t>(end - line))) {
+    end = static_cast<const char*>(hash);
+  }
+  const char* p = line;
+  auto col = [&](const char* q) { return static_cast<std::size_t>(q - line) + 1; };
+  while (p < end && is_space(*p)) ++p;
+  if (p == end) return;  // blank or comment-only line: skipped
+  const char* tok = p;
+  while (p < end && !is_space(*p)) ++p;
+  std::string_view first(tok, static_cast<std::size_t>(p - tok));
+  int label = -1;
+  if (first.find(':') != std::string_view::npos) {  // a feature (or qid:) where the label belongs
+    if (opt.require_labels) {
+      throw ParseFailure{col(tok), "missing label: the line starts with feature " + quote(first)};
+    }
+    p = tok;  // unlabeled row (allowed for predict): parse it as a feature
+  } else {
+    try {
+      label = c.label_id(first);
+    } catch (const InputError& e) {
+      throw ParseFailure{col(tok), e.what()};
+    }
+  }
+  const std::size_t row_start = c.indices.size();
+  std::uint64_t previous = 0;
+  while (true) {
+    while (p < end && is_space(*p)) ++p;
+    if (p == end) break;
+    tok = p;
+    while (p < end && !is_space(*p)) ++p;
+    std::string_view token(tok, static_cast<std::size_t>(p - tok));
+    const std::size_t colon = token.find(':');
+    if (colon == std::string_view::npos) {
+      throw ParseFailure{col(tok), "expected INDEX:VALUE, got " + quote(token)};
+    }
+    if (token.substr(0, colon) == "qid") continue;  // SVMlight query id: ignored
+    std::uint64_t index = 0;
+    auto r = std::from_chars(tok, tok + colon, index);
+    const std::uint64_t max_index = std::min(opt.max_feature_index, kMaxFeatureIndexLimit);
+    if (r.ec == std::errc::result_out_of_range || (r.ptr == tok + colon && index > max_index)) {
+      throw ParseFailure{col(tok), "feature index " + quote(token.substr(0, colon)) +
+                                       " exceeds the maximum " + std::to_string(max_index) +
+                                       (max_index < kMaxFeatureIndexLimit ? " (raise max_feature_index if this is intended)"
+                                                                          : "")};
+    }
+    if (r.ec != std::errc() || r.ptr != tok + colon || colon == 0) {
+      throw ParseFailure{col(tok), "feature index " + quote(token.substr(0, colon)) +
+                                       " is not a positive integer"};
+    }
+    if (index == 0) {
+      throw ParseFailure{col(tok), "feature index 0 is not positive (indices are 1-based)"};
+    }
+    if (index <= previous) {
+      throw ParseFailure{col(tok), "feature index " + std::to_string(index) +
+                                       (index == previous ? " is repeated" : " is smaller than the previous index " + std::to_string(previous)) +
+                                       " (indices must be strictly increasing)"};
+    }
+    previous = index;
+    const float v = parse_value(tok + colon + 1, p, col(tok + colon + 1));
+    if (v != 0.0f) {
+      c.indices.push_back(static_cast<std::uint32_t>(index - 1));
+      c.values.push_back(v);
+    }
+  }
+  if (previous > c.max_index) c.max_index = previous;
+  (void)row_start;
+  c.labels.push_back(label);
+  c.row_ptr.push_back(c.indices.size());
+}
+
+}  // namespace
+
+Dataset parse_libsvm(std::string_view text, const std::string& name, const ReadOptions& options) {
+  text = strip_bom(text);
+  if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a LIBSVM text file");
+  return parse_chunks(text, name, 1, [&](const char* b, const char* e, Chunk& c) {
+    parse_libsvm_line(b, e, c, options);
+  });
+}
+
+}  // namespace pegasos

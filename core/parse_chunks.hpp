@@ -1,0 +1,224 @@
+// Internal to the LIBSVM and CSV readers (core/libsvm_reader.cpp,
+// core/csv_reader.cpp): text cut into chunks of lines parsed in parallel, each
+// into its own Chunk (rows, chunk-local label ids, first error), then merged
+// into one Dataset; and the number and token helpers both readers share.
+#pragma once
+
+#include <fast_float/fast_float.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+
+#include "core/dataset.hpp"
+#include "core/errors.hpp"
+
+namespace pegasos::reader_detail {
+
+// Chunks are cut at line boundaries; a fixed size (not one per thread) keeps
+// parsing deterministic and balanced whatever the thread count.
+constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+inline std::string quote(std::string_view token) {
+  constexpr std::size_t kShown = 40;
+  std::string s(token.substr(0, kShown));
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  }
+  return "'" + s + (token.size() > kShown ? "...'" : "'");
+}
+
+// Result of parsing one chunk of lines.
+struct Chunk {
+  std::vector<std::uint64_t> row_ptr{0};
+  std::vector<std::uint32_t> indices;
+  std::vector<float> values;
+  std::vector<int> labels;                 // chunk-local label ids, -1 = none
+  std::vector<std::string> label_names;    // chunk-local id -> canonical name
+  std::unordered_map<std::string, int> label_ids;
+  std::uint64_t max_index = 0;             // 1 + largest 0-based index seen
+  std::size_t lines = 0;                   // newline-terminated lines seen
+  // First error: local line (1-based), column (1-based), message.
+  std::size_t error_line = 0, error_column = 0;
+  std::string error;
+
+  int label_id(std::string_view token) {
+    std::string name = canonical_label(token);
+    auto it = label_ids.find(name);
+    if (it != label_ids.end()) return it->second;
+    const int id = static_cast<int>(label_names.size());
+    label_ids.emplace(name, id);
+    label_names.push_back(std::move(name));
+    return id;
+  }
+};
+
+// Split [0, text.size()) at newlines into pieces of about kChunkBytes.
+inline std::vector<std::size_t> chunk_bounds(std::string_view text) {
+  std::vector<std::size_t> bounds{0};
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t next = pos + kChunkBytes;
+    if (next >= text.size()) {
+      next = text.size();
+    } else {
+      const void* nl = std::memchr(text.data() + next, '\n', text.size() - next);
+      next = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1 : text.size();
+    }
+    bounds.push_back(next);
+    pos = next;
+  }
+  return bounds;
+}
+
+struct ParseFailure {
+  std::size_t column;
+  std::string message;
+};
+
+// A value of the form [-]DIGITS[.DIGITS] whose significant digits fit in
+// 2^24 and with at most 10 decimals, converted exactly as fast_float does
+// (Clinger's fast path: m and 10^k are exact floats, so the one IEEE
+// division m / 10^k is correctly rounded). Sets *next past the digits;
+// false (nothing consumed) for any other form.
+inline bool parse_simple_decimal(const char* p, const char* end, float& out, const char** next) {
+  static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+  const bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  std::uint32_t m = 0;
+  int decimals = 0, digits = 0;
+  for (; p < end && *p >= '0' && *p <= '9'; ++p, ++digits) {
+    m = m * 10 + static_cast<std::uint32_t>(*p - '0');
+    if (m > (1u << 24)) return false;
+  }
+  if (p < end && *p == '.') {
+    ++p;
+    for (; p < end && *p >= '0' && *p <= '9'; ++p, ++digits) {
+      m = m * 10 + static_cast<std::uint32_t>(*p - '0');
+      if (m > (1u << 24) || ++decimals > 10) return false;
+    }
+  }
+  if (digits == 0 || (p < end && (*p == 'e' || *p == 'E'))) return false;
+  const float v = static_cast<float>(m) / kPow10[decimals];
+  out = negative ? -v : v;
+  *next = p;
+  return true;
+}
+
+inline float parse_value(const char* begin, const char* end, std::size_t column) {
+  float v = 0;
+  const char* after = nullptr;
+  if (parse_simple_decimal(begin, end, v, &after) && after == end) return v;
+  auto r = fast_float::from_chars(begin, end, v);
+  std::string_view tok(begin, static_cast<std::size_t>(end - begin));
+  if (r.ptr != end || begin == end) {
+    if (r.ec == std::errc::result_out_of_range) throw ParseFailure{column, "value " + quote(tok) + " is out of range for float32"};
+    throw ParseFailure{column, "value " + quote(tok) + " is not a number"};
+  }
+  if (r.ec == std::errc::result_out_of_range || !std::isfinite(v)) {
+    if (std::isnan(v)) throw ParseFailure{column, "value " + quote(tok) + " is NaN"};
+    throw ParseFailure{column, "value " + quote(tok) + " is infinite or out of range for float32"};
+  }
+  return v;
+}
+
+// Parse [text) in parallel chunks with `parse_line(line, end, chunk)`, then
+// merge. `first_line` is the 1-based number of text's first line in the file.
+template <class LineParser>
+Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t first_line,
+                     LineParser parse_line) {
+  const std::vector<std::size_t> bounds = chunk_bounds(text);
+  const std::size_t n_chunks = bounds.size() - 1;
+  std::vector<Chunk> chunks(n_chunks);
+  tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
+    Chunk& c = chunks[ci];
+    const char* p = text.data() + bounds[ci];
+    const char* stop = text.data() + bounds[ci + 1];
+    while (p < stop) {
+      const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(stop - p));
+      const char* line_end = nl ? static_cast<const char*>(nl) : stop;
+      const char* content_end = line_end;
+      if (content_end > p && content_end[-1] == '\r') --content_end;  // CRLF accepted
+      ++c.lines;
+      try {
+        parse_line(p, content_end, c);
+      } catch (const ParseFailure& f) {
+        c.error_line = c.lines;
+        c.error_column = f.column;
+        c.error = f.message;
+        return;
+      }
+      p = line_end + 1;
+    }
+  });
+
+  std::size_t line_offset = first_line - 1;
+  for (const Chunk& c : chunks) {
+    if (!c.error.empty()) {
+      throw InputError(location(name, line_offset + c.error_line, c.error_column) + ": " + c.error);
+    }
+    line_offset += c.lines;
+  }
+
+  Dataset ds;
+  ds.source = name;
+  // Global class list, then per-chunk translation tables.
+  for (const Chunk& c : chunks) {
+    for (const auto& l : c.label_names) {
+      if (std::find(ds.classes.begin(), ds.classes.end(), l) == ds.classes.end()) ds.classes.push_back(l);
+    }
+  }
+  sort_classes(ds.classes);
+  std::vector<std::uint64_t> row_offset(n_chunks + 1, 0), nnz_offset(n_chunks + 1, 0);
+  std::uint64_t max_index = 0;
+  for (std::size_t ci = 0; ci < n_chunks; ++ci) {
+    row_offset[ci + 1] = row_offset[ci] + chunks[ci].labels.size();
+    nnz_offset[ci + 1] = nnz_offset[ci] + chunks[ci].indices.size();
+    max_index = std::max(max_index, chunks[ci].max_index);
+  }
+  ds.dimension = static_cast<std::uint32_t>(max_index);
+  ds.labels.resize(row_offset[n_chunks]);
+  ds.row_ptr.resize(row_offset[n_chunks] + 1);
+  ds.indices.resize(nnz_offset[n_chunks]);
+  ds.values.resize(nnz_offset[n_chunks]);
+  tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
+    Chunk& c = chunks[ci];
+    std::vector<int> to_global(c.label_names.size());
+    for (std::size_t k = 0; k < c.label_names.size(); ++k) {
+      to_global[k] = static_cast<int>(std::find(ds.classes.begin(), ds.classes.end(), c.label_names[k]) -
+                                      ds.classes.begin());
+    }
+    for (std::size_t r = 0; r < c.labels.size(); ++r) {
+      ds.labels[row_offset[ci] + r] = c.labels[r] < 0 ? -1 : to_global[c.labels[r]];
+      ds.row_ptr[row_offset[ci] + r + 1] = nnz_offset[ci] + c.row_ptr[r + 1];
+    }
+    std::copy(c.indices.begin(), c.indices.end(), ds.indices.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
+    std::copy(c.values.begin(), c.values.end(), ds.values.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
+    Chunk().row_ptr.swap(c.row_ptr);  // release memory early
+    std::vector<std::uint32_t>().swap(c.indices);
+    std::vector<float>().swap(c.values);
+  });
+  if (ds.size() == 0) throw InputError(name + ": no examples (the file is empty or has only blank/comment lines)");
+  return ds;
+}
+
+inline std::string_view strip_bom(std::string_view text) {
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM accepted
+  return text;
+}
+
+inline bool looks_binary(std::string_view text) {
+  // NUL bytes never occur in LIBSVM or CSV text.
+  return std::memchr(text.data(), '\0', std::min<std::size_t>(text.size(), 1 << 16)) != nullptr;
+}
+
+}  // namespace pegasos::reader_detail

@@ -1,0 +1,149 @@
+#include "drivers/experiment/load.hpp"
+
+#include <algorithm>
+
+#include "core/errors.hpp"
+#include "drivers/any_model.hpp"
+#include "drivers/data.hpp"
+#include "drivers/experiment/common.hpp"
+#include "drivers/registry.hpp"
+
+namespace pegasos::experiment_detail {
+namespace {
+
+std::string class_list(const std::vector<std::string>& classes) {
+  std::string s;
+  for (std::size_t i = 0; i < classes.size() && i < 10; ++i) s += (i ? ", " : "") + ("'" + classes[i] + "'");
+  if (classes.size() > 10) s += ", ...";
+  return s;
+}
+
+// Transfer points: the source models, read once. They must fit the data;
+// with raw text they also fix the featurizer (the same for every point, so
+// runs compare): returns it (null when none does).
+json load_sources(const Experiment& e, const TrainConfig& base, LoadedData& d) {
+  auto& sources = d.sources;
+  for (const GridPoint& p : e.points) {
+    if (p.config.objective == "transfer" && !sources.count(p.config.source_model)) {
+      sources.emplace(p.config.source_model, std::make_shared<const Model>(load_model(p.config.source_model)));
+    }
+  }
+  json fixed_features = nullptr;
+  for (const auto& [path, source] : sources) {
+    const Model& model = *source;
+    if (model.features.is_null()) continue;
+    if (!fixed_features.is_null() && fixed_features != model.features) {
+      throw ConfigError("source_model: " + path + " and another source model featurise text differently");
+    }
+    if (!base.features.is_null()) {
+      throw ConfigError("features: transfer re-uses the featurizer of " + path + ", so leave features unset");
+    }
+    fixed_features = model.features;
+  }
+  return fixed_features;
+}
+
+// The source models' labels and every point's class_weight labels must be the data's.
+void check_labels(const Experiment& e, const LoadedData& d, const Dataset& source) {
+  for (const auto& [path, model] : d.sources) {
+    if (model->classes != source.classes || !model->binary()) {
+      throw InputError(path + ": the source model's labels (" + class_list(model->classes) +
+                       ") differ from the training data's (" + class_list(source.classes) + ")");
+    }
+  }
+  for (const GridPoint& p : e.points) {
+    if (!p.config.class_weight.is_object()) continue;
+    for (const auto& [label, cost] : p.config.class_weight.items()) {
+      if (std::find(source.classes.begin(), source.classes.end(), canonical_label(label)) == source.classes.end()) {
+        throw ConfigError("grid point " + p.params.dump() + ": class_weight: label '" + label + "' does not occur in " +
+                          source.source + " (labels: " + class_list(source.classes) + ")");
+      }
+    }
+  }
+}
+
+// d.pool and d.test from the training data: the test file read with the
+// training data's reader settings and featurizer, else a holdout split,
+// else no test set.
+void split_test(const Experiment& e, const TrainConfig& base, Dataset source, LoadedData& d) {
+  if (!e.data.test.empty()) {
+    Model reader;  // applies the training data's reader settings and featurizer
+    reader.data = reader_settings(base);
+    reader.features = d.features;
+    Dataset test = load_data_for_model(reader, e.data.test, true);
+    const auto unknown = test.remap_classes(source.classes);
+    if (!unknown.empty()) {
+      throw InputError(e.data.test + ": label '" + unknown.front() + "' does not occur in the training data " +
+                       source.source + " (labels: " + class_list(source.classes) + ")");
+    }
+    // One feature space for both, so models and evaluation agree.
+    const std::uint32_t dim = std::max(source.dimension, test.dimension);
+    source.dimension = test.dimension = dim;
+    d.test = std::move(test);
+    d.pool = std::move(source);
+  } else if (e.data.holdout > 0) {
+    const HoldoutSplit s = holdout_split(source.labels, e.data.holdout, e.data.stratified, e.data.seed);
+    if (s.train.empty() || s.test.empty()) {
+      throw InputError(e.data.file + ": " + std::to_string(source.size()) + " examples are too few for holdout " +
+                       std::to_string(e.data.holdout));
+    }
+    d.test = subset(source, s.test);
+    d.pool = subset(source, s.train);
+  } else {
+    d.pool = std::move(source);
+  }
+}
+
+// Every class in the pool, and (with folds) in the training part of every fold.
+void make_cv_folds(const Experiment& e, LoadedData& d) {
+  const std::vector<std::size_t> pool_counts = d.pool.class_counts();
+  for (std::size_t k = 0; k < pool_counts.size(); ++k) {
+    if (pool_counts[k] == 0) {
+      throw InputError(d.pool.source + ": the training part has no example of class '" + d.pool.classes[k] +
+                       "' (use stratified splits or a smaller holdout)");
+    }
+  }
+  if (e.data.folds > 0) {
+    if (d.pool.size() < static_cast<std::size_t>(e.data.folds)) {
+      throw InputError(d.pool.source + ": " + std::to_string(d.pool.size()) + " training examples are too few for " +
+                       std::to_string(e.data.folds) + " folds");
+    }
+    d.folds = make_folds(d.pool.labels, e.data.folds, e.data.stratified, e.data.seed);
+    d.fold_of.assign(d.pool.size(), -1);
+    for (std::size_t f = 0; f < d.folds.size(); ++f) {
+      for (std::size_t i : d.folds[f]) d.fold_of[i] = static_cast<int>(f);
+      d.fold_eval.push_back(subset(d.pool, d.folds[f]));
+      const auto counts = d.fold_eval.back().class_counts();
+      for (std::size_t k = 0; k < counts.size(); ++k) {
+        if (counts[k] == pool_counts[k]) {
+          throw InputError(d.pool.source + ": fold " + std::to_string(f) + " holds every example of class '" +
+                           d.pool.classes[k] + "', so its training part has none (use fewer folds or stratified)");
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+LoadedData load_data(const Experiment& e) {
+  const TrainConfig& base = e.points.front().config;  // reader settings cannot vary
+  LoadedData d;
+  const json fixed_features = load_sources(e, base, d);
+  const std::string source_path = e.data.train.empty() ? e.data.file : e.data.train;
+  // Raw text: the featurizer (vocabulary, idf) is fitted once on the whole
+  // training file; with folds or a holdout that includes the held-out rows'
+  // texts (never their labels).
+  const bool raw_text = is_text_input(source_path, base.resolved.value("format", "auto"));
+  for (const GridPoint& p : e.points) check_input_kind(p.config, raw_text);  // before reading the data
+  TrainingData loaded = load_training_data(base, source_path, fixed_features);
+  Dataset source = std::move(loaded.data);
+  d.features = std::move(loaded.features);
+  for (const GridPoint& p : e.points) prepare_labels(p.config, source);  // same label order for every point
+  check_labels(e, d, source);
+  split_test(e, base, std::move(source), d);
+  make_cv_folds(e, d);
+  return d;
+}
+
+}  // namespace pegasos::experiment_detail
