@@ -48,19 +48,17 @@ struct FreeFaceCg {
 };
 inline constexpr double kMinFreePerFeature = 0.25;
 
-template <class Weights>
-FreeFaceCg free_face_cg(const Dataset& data, double B, double lambda_n, const std::vector<double>& signed_cost,
-                        const std::vector<double>& offset, const std::vector<double>& sq,
-                        std::span<const std::uint32_t> candidates, std::uint64_t budget, std::vector<double>& alpha,
-                        Weights& w, double& wb, double& linear, double& sq_norm, std::vector<double>& scratch) {
-  FreeFaceCg out;
-  std::vector<std::uint32_t> F;
-  for (const std::uint32_t i : candidates) {
-    if (alpha[i] > 0.0 && alpha[i] < std::abs(signed_cost[i]) && sq[i] > 0.0) F.push_back(i);
-  }
-  const std::size_t f = F.size();
-  // The features used (f rows), the gradient (f), one iteration (2f), applying Δ (2f).
-  if (f < 2 || 6 * f > budget) return out;
+namespace free_face_detail {
+
+inline double dot(const RowView& x, const double* v, double start) {
+  for (std::uint32_t j = 0; j < x.nnz; ++j) start += static_cast<double>(x.values[j]) * v[x.indices[j]];
+  return start;
+}
+
+// The number of features the rows F use (the constant one included), marked
+// in scratch and cleared again.
+inline std::size_t features_used(const Dataset& data, const std::vector<std::uint32_t>& F, double B,
+                                 std::vector<double>& scratch) {
   std::size_t features = B != 0.0 ? 1 : 0;
   for (const std::uint32_t i : F) {
     const RowView x = data.row(i);
@@ -71,27 +69,64 @@ FreeFaceCg free_face_cg(const Dataset& data, double B, double lambda_n, const st
       }
     }
   }
-  auto clear_scratch = [&] {  // back to zeros, only the entries the free rows touch
-    for (const std::uint32_t i : F) {
-      const RowView x = data.row(i);
-      for (std::uint32_t j = 0; j < x.nnz; ++j) scratch[x.indices[j]] = 0.0;
-    }
-  };
-  clear_scratch();
+  for (const std::uint32_t i : F) {
+    const RowView x = data.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) scratch[x.indices[j]] = 0.0;
+  }
+  return features;
+}
+
+// q = H p on the face F: u = Σ_k p_k y_k x_k / (λn) into scratch (cleared
+// again), then q_k = y_k x_k·u. Returns pᵀq.
+inline double face_product(const Dataset& data, const std::vector<std::uint32_t>& F, const std::vector<double>& y,
+                           double B, double lambda_n, const std::vector<double>& p, std::vector<double>& q,
+                           std::vector<double>& scratch) {
+  const std::size_t f = F.size();
+  double u_bias = 0.0;
+  for (std::size_t k = 0; k < f; ++k) {
+    const RowView x = data.row(F[k]);
+    const double coef = p[k] * y[k] / lambda_n;
+    for (std::uint32_t j = 0; j < x.nnz; ++j) scratch[x.indices[j]] += coef * x.values[j];
+    u_bias += coef * B;
+  }
+  double pq = 0.0;
+  for (std::size_t k = 0; k < f; ++k) {
+    q[k] = y[k] * dot(data.row(F[k]), scratch.data(), u_bias * B);
+    pq += p[k] * q[k];
+  }
+  for (const std::uint32_t i : F) {
+    const RowView x = data.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) scratch[x.indices[j]] = 0.0;
+  }
+  return pq;
+}
+
+}  // namespace free_face_detail
+
+template <class Weights>
+FreeFaceCg free_face_cg(const Dataset& data, double B, double lambda_n, const std::vector<double>& signed_cost,
+                        const std::vector<double>& offset, const std::vector<double>& sq,
+                        std::span<const std::uint32_t> candidates, std::uint64_t budget, std::vector<double>& alpha,
+                        Weights& w, double& wb, double& linear, double& sq_norm, std::vector<double>& scratch) {
+  namespace fd = free_face_detail;
+  FreeFaceCg out;
+  std::vector<std::uint32_t> F;
+  for (const std::uint32_t i : candidates) {
+    if (alpha[i] > 0.0 && alpha[i] < std::abs(signed_cost[i]) && sq[i] > 0.0) F.push_back(i);
+  }
+  const std::size_t f = F.size();
+  // The features used (f rows), the gradient (f), one iteration (2f), applying Δ (2f).
+  if (f < 2 || 6 * f > budget) return out;
+  const std::size_t features = fd::features_used(data, F, B, scratch);
   out.rows_read = f;
   if (static_cast<double>(f) < kMinFreePerFeature * static_cast<double>(features)) {
     out.well_conditioned = true;
     return out;
   }
-
-  auto dot = [](const RowView& x, const double* v, double start) {
-    for (std::uint32_t j = 0; j < x.nnz; ++j) start += static_cast<double>(x.values[j]) * v[x.indices[j]];
-    return start;
-  };
   std::vector<double> y(f), r(f), q(f), delta(f, 0.0);
   for (std::size_t k = 0; k < f; ++k) {
     y[k] = signed_cost[F[k]] >= 0 ? 1.0 : -1.0;
-    r[k] = 1.0 - y[k] * (dot(data.row(F[k]), w.data(), wb * B) + offset[F[k]]);
+    r[k] = 1.0 - y[k] * (fd::dot(data.row(F[k]), w.data(), wb * B) + offset[F[k]]);
   }
   out.rows_read += f;
   std::vector<double> p = r;
@@ -99,20 +134,7 @@ FreeFaceCg free_face_cg(const Dataset& data, double B, double lambda_n, const st
   for (const double v : r) rr += v * v;
   const double rr_start = rr;
   for (std::size_t it = 0; it < 2 * f && rr > 1e-24 * rr_start && out.rows_read + 4 * f <= budget; ++it) {
-    // q = H p: u = Σ_k p_k y_k x_k / (λn) into scratch, then q_k = y_k x_k·u.
-    double u_bias = 0.0;
-    for (std::size_t k = 0; k < f; ++k) {
-      const RowView x = data.row(F[k]);
-      const double coef = p[k] * y[k] / lambda_n;
-      for (std::uint32_t j = 0; j < x.nnz; ++j) scratch[x.indices[j]] += coef * x.values[j];
-      u_bias += coef * B;
-    }
-    double pq = 0.0;
-    for (std::size_t k = 0; k < f; ++k) {
-      q[k] = y[k] * dot(data.row(F[k]), scratch.data(), u_bias * B);
-      pq += p[k] * q[k];
-    }
-    clear_scratch();
+    const double pq = fd::face_product(data, F, y, B, lambda_n, p, q, scratch);
     out.rows_read += 2 * f;
     if (!(pq > 0.0)) break;
     const double step = rr / pq;
@@ -141,7 +163,7 @@ FreeFaceCg free_face_cg(const Dataset& data, double B, double lambda_n, const st
     const double d = a - alpha[i];
     if (d == 0.0) continue;
     const RowView x = data.row(i);
-    const double score = dot(x, w.data(), wb * B);
+    const double score = fd::dot(x, w.data(), wb * B);
     alpha[i] = a;
     linear += d * (1.0 - y[k] * offset[i]);
     const double st = d * y[k] / lambda_n;

@@ -39,6 +39,7 @@ case "${1:-}" in
   "") ;;
   *) echo "usage: bash scripts/golden.sh [--update]" >&2; exit 2 ;;
 esac
+bash scripts/install_deps.sh python3  # the comparison helper (stdlib only)
 if [[ ! -x $BIN ]]; then
   echo "golden: $BIN not found; build first (bash scripts/build.sh)" >&2
   exit 2
