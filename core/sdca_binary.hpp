@@ -200,7 +200,7 @@ class BinarySdca {
       : data_(data), objective_(objective), s_(s), on_epoch_(on_epoch), n_(data.size()), dim_(data.dimension),
         lambda_(s.lambda), lambda_n_(lambda_ * static_cast<double>(n_)),
         feature_bias_(s.bias == BiasMode::kFeature), B_(feature_bias_ ? s.bias_feature_value : 0.0),
-        stall_(n_, s.tolerance) {
+        checks_(n_, s.tolerance) {
     if (s.bias == BiasMode::kUnregularized) {
       throw ConfigError("solver: sdca supports bias none or feature, not unregularized");
     }
@@ -268,7 +268,6 @@ class BinarySdca {
     double pg_min = std::numeric_limits<double>::infinity();
   };
   static constexpr std::uint64_t kCgStart = 100, kCgEvery = 3, kCgBudget = 4, kPolishAfter = 3 * kCgStart;
-  static constexpr std::uint64_t kNotSummed = std::numeric_limits<std::uint64_t>::max();
   enum class HandOver { kNone, kDone, kStop };
 
   // α (clipped into the box) and everything kept from it, from scratch.
@@ -402,30 +401,30 @@ class BinarySdca {
   // t, so ‖w‖² is summed once); each is offered as the best checked point.
   double primal() {
     bias_[0] = wb_ * B_;
-    w_sq_ = squared_norm(w_);
-    w_sq_at_ = t_;
-    const double p = lambda_ / 2 * (w_sq_ + wb_ * wb_) + mean_loss(data_, objective_, w_, bias_);
-    best_.offer(p, w_, bias_);
+    checks_.w_sq = squared_norm(w_);
+    checks_.w_sq_at = t_;
+    const double p = lambda_ / 2 * (checks_.w_sq + wb_ * wb_) + mean_loss(data_, objective_, w_, bias_);
+    checks_.best.offer(p, w_, bias_);
     return p;
   }
   double dual() const {
     double lin = 0.0;
     for (std::size_t i = 0; i < n_; ++i) lin += alpha_[i] * (1.0 - std::copysign(1.0, signed_cost_[i]) * offset_[i]);
-    return lin / static_cast<double>(n_) - lambda_ / 2 * ((w_sq_at_ == t_ ? w_sq_ : squared_norm(w_)) + wb_ * wb_);
+    return lin / static_cast<double>(n_) - lambda_ / 2 * ((checks_.w_sq_at == t_ ? checks_.w_sq : squared_norm(w_)) + wb_ * wb_);
   }
-  double primal_checked() { return checked_primal_ = primal(); }
+  double primal_checked() { return checks_.primal = primal(); }
   double dual_checked() {
-    checked_ = true;
-    return checked_dual_ = dual();
+    checks_.fresh = true;
+    return checks_.dual = dual();
   }
   // Fed with this pass's exact check (if any): did coordinate ascent stall,
   // and the visits it still needs at its rate (needed_).
   bool stalling() {
     needed_ = -1.0;
-    if (!automatic_ || !checked_) return false;
-    checked_ = false;
-    const bool stalled = stall_.check(t_, checked_primal_, checked_dual_);
-    needed_ = stall_.needed();
+    if (!automatic_ || !checks_.fresh) return false;
+    checks_.fresh = false;
+    const bool stalled = checks_.stall.check(t_, checks_.primal, checks_.dual);
+    needed_ = checks_.stall.needed();
     return stalled;
   }
 
@@ -435,7 +434,7 @@ class BinarySdca {
   HandOver hand_over(bool stalled, int& epoch) {
     const std::size_t unknowns = dim_ + (feature_bias_ ? 1 : 0);
     if ((stalled || needed_ > 0.0) &&
-        interior_.pays(data_, 1, unknowns, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed_))) {
+        checks_.interior.pays(data_, 1, unknowns, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed_))) {
       const HandOver h = interior_point(epoch);
       if (h != HandOver::kNone) return h;
     }
@@ -453,7 +452,7 @@ class BinarySdca {
   // the next exact check judges it. Its operations count against the visit
   // budget at the rate InteriorPointGate::pays() assumes.
   HandOver interior_point(int& epoch) {
-    interior_.tried = true;
+    checks_.interior.tried = true;
     const std::size_t unknowns = dim_ + (feature_bias_ ? 1 : 0);
     const InteriorPointResult ipm =
         solve_interior_point(binary_interior_point_problem(data_, B_, lambda_n_, signed_cost_, offset_),
@@ -462,11 +461,11 @@ class BinarySdca {
     const double row_cost = 4.0 * (p + 1.0);
     t_ += std::min<std::uint64_t>(
         static_cast<std::uint64_t>(ipm.iterations * interior_point_flops(n_, p, 1, unknowns) / row_cost), T_ - t_);
-    if (!(lambda_ * ipm.dual > checked_dual_)) return HandOver::kNone;
+    if (!(lambda_ * ipm.dual > checks_.dual)) return HandOver::kNone;
     std::vector<double> from(n_);
     for (std::size_t i = 0; i < n_; ++i) from[i] = lambda_n_ * ipm.alpha[2 * i];
     load_alpha(from);
-    w_sq_at_ = kNotSummed;
+    checks_.w_sq_at = ExactChecks::kNotSummed;
     activate_all();  // α moved: shrinking starts over
     return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, lambda_ * ipm.primal,
                        lambda_ * ipm.dual, [&] { return primal(); }, [&] { return dual(); }, w_, bias_, result_,
@@ -484,7 +483,7 @@ class BinarySdca {
     const PolishResult polish = polish_hinge_dual(data_, signed_cost_, offset_, lambda_, B_, alpha_, w_, wb_,
                                                   s_.tolerance, 2 * std::min(t_, T_ - t_));
     t_ += std::min<std::uint64_t>(polish.row_visits / 2, T_ - t_);
-    w_sq_at_ = kNotSummed;  // w moved
+    checks_.w_sq_at = ExactChecks::kNotSummed;  // w moved
     sq_norm_ = squared_norm(w_) + wb_ * wb_;
     linear_ = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
@@ -508,7 +507,7 @@ class BinarySdca {
     result_.epochs = static_cast<double>(t_) / static_cast<double>(n_);  // in full passes' worth of visits
     result_.objective = lambda_ / 2 * (squared_norm(result_.weights) + wb_ * wb_) +
                         mean_loss(data_, objective_, result_.weights, result_.bias);
-    best_.apply_to(result_);
+    checks_.best.apply_to(result_);
     return std::move(result_);
   }
 
@@ -533,13 +532,8 @@ class BinarySdca {
   double pg_max_old_ = 0.0, pg_min_old_ = 0.0, unshrink_below_ = 0.1;
   std::uint64_t cd_visits_ = 0, cg_every_ = kCgEvery;
   std::vector<double> scratch_;  // free_face_cg's dense vector
-  double w_sq_ = 0.0;
-  std::uint64_t w_sq_at_ = kNotSummed;
-  BestChecked best_;
-  StallRule stall_;
-  InteriorPointGate interior_;
-  double checked_primal_ = 0.0, checked_dual_ = 0.0, needed_ = -1.0;
-  bool checked_ = false;  // end_of_pass took the exact gap this pass
+  ExactChecks checks_;
+  double needed_ = -1.0;  // from the last exact check: visits still needed at the rate seen
   TrainResult result_;
 };
 

@@ -240,4 +240,20 @@ inline InteriorPointProblem crammer_singer_interior_point_problem(const Dataset&
   return pr;
 }
 
+// The bookkeeping of a dual run's exact gap checks, the same for both
+// solvers: ‖w‖² summed by the check's primal() and reused by its dual() at
+// the same t, the best checked point, the stall rule, the interior-point
+// gate, and the last check's P and D.
+struct ExactChecks {
+  static constexpr std::uint64_t kNotSummed = std::numeric_limits<std::uint64_t>::max();
+  double w_sq = 0.0;
+  std::uint64_t w_sq_at = kNotSummed;
+  BestChecked best;
+  StallRule stall;
+  InteriorPointGate interior;
+  double primal = 0.0, dual = 0.0;
+  bool fresh = false;  // end_of_pass took the exact gap this pass
+  ExactChecks(std::size_t n, double tolerance) : stall(n, tolerance) {}
+};
+
 }  // namespace pegasos

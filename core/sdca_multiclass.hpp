@@ -176,7 +176,7 @@ class MulticlassSdca {
       : data_(data), objective_(objective), s_(s), on_epoch_(on_epoch), n_(data.size()), dim_(data.dimension),
         K_(static_cast<std::size_t>(objective.num_outputs())), lambda_(s.lambda),
         feature_bias_(s.bias == BiasMode::kFeature), B_(feature_bias_ ? s.bias_feature_value : 0.0),
-        rows_(dim_ + (feature_bias_ ? 1 : 0)), sets_(n_, K_), stall_(n_, s.tolerance) {
+        rows_(dim_ + (feature_bias_ ? 1 : 0)), sets_(n_, K_), checks_(n_, s.tolerance) {
     if (s.bias == BiasMode::kUnregularized) {
       throw ConfigError("solver: sdca supports bias none or feature, not unregularized");
     }
@@ -252,7 +252,6 @@ class MulticlassSdca {
     double visited_loss = 0.0;  // Σ c_i ξ_i at the visits (an estimate, exact once W settles)
     double violation_max = 0.0;
   };
-  static constexpr std::uint64_t kNotSummed = std::numeric_limits<std::uint64_t>::max();
   enum class HandOver { kNone, kDone, kStop };
 
   // α and everything kept from it, from scratch.
@@ -422,28 +421,28 @@ class MulticlassSdca {
     }
     for (std::size_t e = stored; e < W_.size(); ++e) sum += W_[e] * W_[e];
     for (std::size_t m = 0; m < K_; ++m) bias_[m] = feature_bias_ ? W_[stored + m] * B_ : 0.0;
-    w_sq_ = sum;
-    w_sq_at_ = t_;
+    checks_.w_sq = sum;
+    checks_.w_sq_at = t_;
     const double p = lambda_ / 2 * sum + mean_loss(data_, objective_, w_out_, bias_);
-    best_.offer(p, w_out_, bias_);
+    checks_.best.offer(p, w_out_, bias_);
     return p;
   }
-  double dual() const { return lambda_ * (sum_alpha_y_ - (w_sq_at_ == t_ ? w_sq_ : squared_norm(W_)) / 2); }
-  double primal_checked() { return checked_primal_ = primal(); }
+  double dual() const { return lambda_ * (sum_alpha_y_ - (checks_.w_sq_at == t_ ? checks_.w_sq : squared_norm(W_)) / 2); }
+  double primal_checked() { return checks_.primal = primal(); }
   double dual_checked() {
-    checked_ = true;
-    return checked_dual_ = dual();
+    checks_.fresh = true;
+    return checks_.dual = dual();
   }
 
   // After an exact check: the interior-point solver once, where it pays
   // (InteriorPointGate), at a stall (StallRule) or when coordinate ascent's
   // predicted visits cost more.
   HandOver hand_over(int& epoch) {
-    const bool stalled = automatic_ && checked_ && stall_.check(t_, checked_primal_, checked_dual_);
-    const double needed = automatic_ && checked_ ? stall_.needed() : -1.0;
-    checked_ = false;
+    const bool stalled = automatic_ && checks_.fresh && checks_.stall.check(t_, checks_.primal, checks_.dual);
+    const double needed = automatic_ && checks_.fresh ? checks_.stall.needed() : -1.0;
+    checks_.fresh = false;
     if (!((stalled || needed > 0.0) &&
-          interior_.pays(data_, K_, rows_ * K_, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed)))) {
+          checks_.interior.pays(data_, K_, rows_ * K_, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed)))) {
       return HandOver::kNone;
     }
     return interior_point(epoch);
@@ -452,14 +451,14 @@ class MulticlassSdca {
   // As in the binary solver: the dual point replaces α if it is higher, the
   // next exact check judges it, its operations count against the visit budget.
   HandOver interior_point(int& epoch) {
-    interior_.tried = true;
+    checks_.interior.tried = true;
     const InteriorPointResult ipm = solve_interior_point(crammer_singer_interior_point_problem(data_, B_, K_, cap_),
                                                          s_.tolerance / 4, InteriorPointGate::kIterations);
     const double p = static_cast<double>(data_.nnz()) / static_cast<double>(n_);
     const double row_cost = 4.0 * static_cast<double>(K_) * (p + 1.0);
     t_ += std::min<std::uint64_t>(
         static_cast<std::uint64_t>(ipm.iterations * interior_point_flops(n_, p, K_, rows_ * K_) / row_cost), T_ - t_);
-    if (!(lambda_ * ipm.dual > checked_dual_)) return HandOver::kNone;
+    if (!(lambda_ * ipm.dual > checks_.dual)) return HandOver::kNone;
     std::vector<double> from(n_ * K_);
     for (std::size_t i = 0; i < n_; ++i) {
       const std::size_t y = static_cast<std::size_t>(data_.row(i).label);
@@ -479,7 +478,7 @@ class MulticlassSdca {
     const bool stop = end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, lambda_ * ipm.primal,
                                   lambda_ * ipm.dual, [&] { return primal_checked(); },
                                   [&] { return dual_checked(); }, w_out_, bias_, result_, on_epoch_);
-    checked_ = false;
+    checks_.fresh = false;
     return stop ? HandOver::kStop : HandOver::kDone;
   }
 
@@ -495,7 +494,7 @@ class MulticlassSdca {
     result_.iterations = t_;
     result_.epochs = static_cast<double>(t_) / static_cast<double>(n_);
     result_.objective = lambda_ / 2 * squared_norm(W_) + mean_loss(data_, objective_, result_.weights, result_.bias);
-    best_.apply_to(result_);
+    checks_.best.apply_to(result_);
     return std::move(result_);
   }
 
@@ -523,13 +522,7 @@ class MulticlassSdca {
   std::vector<double> scores_, grad_, b_coef_, d_sorted_, fresh_, step_;
   std::vector<std::uint32_t> moved_;
   std::vector<double> w_out_, bias_;
-  double w_sq_ = 0.0;
-  std::uint64_t w_sq_at_ = kNotSummed;
-  BestChecked best_;
-  StallRule stall_;
-  InteriorPointGate interior_;
-  double checked_primal_ = 0.0, checked_dual_ = 0.0;
-  bool checked_ = false;  // end_of_pass took the exact gap this pass
+  ExactChecks checks_;
   TrainResult result_;
 };
 
