@@ -317,7 +317,19 @@ class InteriorPointSolver {
     pivoted_ = llt_.info() != Eigen::Success;
     if (!pivoted_) return true;
     ldlt_.compute(M_);
-    return ldlt_.info() == Eigen::Success;
+    if (ldlt_.info() == Eigen::Success) return true;
+    // Late in the run d_ij spans many orders of magnitude and rounding can
+    // cost M its (exact) positive definiteness: a relative ridge, grown until
+    // Cholesky succeeds, gives an inexact Newton step, which the method
+    // tolerates (the certificate judges the result anyway).
+    pivoted_ = false;
+    const double scale = M_.diagonal().cwiseAbs().maxCoeff();
+    for (double ridge = 1e-14; ridge <= 1e-6; ridge *= 100) {
+      M_.diagonal().array() += ridge * scale;
+      llt_.compute(M_);
+      if (llt_.info() == Eigen::Success) return true;
+    }
+    return false;
   }
 
   // One Newton direction for the complementarity residual rc_ (d, ū, D_i,
