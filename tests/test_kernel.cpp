@@ -412,6 +412,25 @@ TEST_CASE("kernel model files round-trip exactly", "[kernel][io]") {
   std::remove(path);
 }
 
+TEST_CASE("a kernel model's training block round-trips with unknown and oddly typed members", "[kernel][io]") {
+  const Dataset ds = fixtures::gaussian(60, 5, 8, 0.9);
+  const KernelModel m = train_kernel(ds, kernel_of(KernelType::kRbf, 1.0), paper_settings(1e-2, 1));
+  nlohmann::json j = nlohmann::json::parse(kernel_model_to_json(m));
+  j["training"]["from_a_newer_writer"] = {{"a", 1}, {"b", "x"}};
+  j["training"]["epochs"] = 1;                   // an integer where the writer puts a double
+  j["training"]["objective"] = "not a number";   // kept as written
+  j["training"]["dual_objective"] = nullptr;     // null: no bound
+  j["training"]["class_cost"] = {1.0, 2};        // one integer: the array is kept as written
+  const std::string text = j.dump(1) + "\n";
+  const KernelModel back = kernel_model_from_json(text, "m.json");
+  CHECK(kernel_model_to_json(back) == text);
+  CHECK(back.training.examples == m.training.examples);
+  CHECK_FALSE(back.training.epochs);
+  CHECK_FALSE(back.training.objective);
+  CHECK(std::isnan(back.training.dual_objective.value()));
+  CHECK_FALSE(back.training.class_cost);
+}
+
 TEST_CASE("malformed kernel model files are rejected naming the field", "[kernel][io]") {
   const Dataset ds = fixtures::gaussian(60, 5, 8, 0.9);
   const KernelModel m = train_kernel(ds, kernel_of(KernelType::kRbf, 1.0), paper_settings(1e-2, 1));
