@@ -33,11 +33,11 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "core/dataset.hpp"
+#include "core/model_header.hpp"
 #include "objectives/kernels.hpp"
 
 namespace pegasos {
@@ -137,11 +137,9 @@ void expansion_scores(const KernelParams& kernel, std::size_t m, const SupportRo
   }
 }
 
-struct KernelModel {
-  std::string objective = "kernel_hinge";
-  std::vector<std::string> classes;
-  std::uint32_t dimension = 0;
-  int outputs = 1;                 // 1 for binary, K for multiclass
+struct KernelModel : ModelHeader {
+  KernelModel() : ModelHeader("kernel_hinge") {}
+
   KernelParams kernel;             // resolved: gamma > 0 for polynomial / rbf
   double lambda = 1e-4;
   std::uint64_t iterations = 1;    // T
@@ -152,11 +150,13 @@ struct KernelModel {
   std::vector<std::uint32_t> sv_indices;
   std::vector<float> sv_values;
   std::vector<double> coefficients;
-  nlohmann::json settings = nlohmann::json::object();  // training configuration
-  nlohmann::json data = nlohmann::json::object();      // reader settings (format, label_column, normalize)
-  nlohmann::json training = nlohmann::json::object();  // summary: iterations, support vectors, objective, ...
+  // settings (the training configuration), data (reader settings: format,
+  // label_column, normalize) and training (iterations, support vectors,
+  // evictions, kernel evaluations, objective, regularizer).
+  std::string settings = "{}";
+  std::string data = "{}";
+  TrainingSummary training;
 
-  bool binary() const { return outputs == 1; }
   std::size_t num_support_vectors() const { return sv_ptr.size() - 1; }
   RowView support_vector(std::size_t s) const {
     const std::uint64_t begin = sv_ptr[s];
@@ -180,8 +180,6 @@ struct KernelModel {
   // bits as scores(row) row by row but faster: chunks of rows share each
   // block of support vectors while it is in cache; parallel over chunks.
   std::vector<double> scores(const Dataset& data) const;
-  // Predicted class id from scores (binary: positive ⇒ 1; multiclass: argmax).
-  int predict_class(const double* scores) const;
   // λ/2 Σ_c ‖w_c‖² by the O(m²) Gram sum (the training summary stores it).
   double regularizer() const;
 
@@ -192,22 +190,5 @@ struct KernelModel {
   template <class RowOf>
   void raw_scores_of(std::size_t count, const RowOf& row, double* out) const;
 };
-
-// Serialise (throws std::logic_error on a non-finite number: a model file
-// never contains NaN) and parse (throws InputError naming the file and the
-// JSON field, e.g. "m.json: /support_vectors/3: ...").
-std::string kernel_model_to_json(const KernelModel& model);
-KernelModel kernel_model_from_json(const std::string& text, const std::string& name);
-KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& name);
-
-void save_kernel_model(const KernelModel& model, const std::string& path);  // atomic
-KernelModel load_kernel_model(const std::string& path);
-
-// "linear" or "kernel": the "kind" field of a parsed model file (throws
-// InputError naming the file when it is missing or not a string).
-std::string model_kind(const nlohmann::json& j, const std::string& name);
-
-// The kernel block of a model file / config: {"type", "gamma", "degree", "coef0"}.
-nlohmann::json kernel_params_to_json(const KernelParams& kernel);
 
 }  // namespace pegasos

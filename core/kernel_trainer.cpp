@@ -174,6 +174,10 @@ std::int64_t integer(const json& j, const std::string& origin, const std::string
 
 }  // namespace
 
+json kernel_params_to_json(const KernelParams& k) {
+  return {{"type", to_string(k.type)}, {"gamma", k.gamma}, {"degree", k.degree}, {"coef0", k.coef0}};
+}
+
 json default_kernel_json() {
   return {{"type", "rbf"}, {"gamma", "auto"}, {"degree", 3}, {"coef0", 0.0}};
 }
@@ -448,8 +452,8 @@ void record_objective(const KernelProblem& p, const KernelHinge& objective, cons
     throw InputError(p.data.source + ": the kernel expansion of the final model is infinite or NaN; scale the "
                      "features or lower the kernel's gamma / degree");
   }
-  m.training["objective"] = objective_value;
-  m.training["regularizer"] = regularizer;
+  m.training.objective = objective_value;
+  m.training.regularizer = regularizer;
 }
 
 }  // namespace
@@ -505,24 +509,19 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const En
   }
 
   KernelModel m = kernel_model_of(problem, S, lambda, t, k);
-  m.training = {{"examples", n},
-                {"nnz", data.nnz()},
-                {"iterations", t},
-                {"epochs", static_cast<double>(t) * static_cast<double>(k) / static_cast<double>(n)},
-                {"support_vectors", S.size()},
-                {"evictions", evictions},
-                {"kernel_evaluations", rows.evaluations()}};
+  m.training.examples = n;
+  m.training.nnz = data.nnz();
+  m.training.iterations = t;
+  m.training.epochs = static_cast<double>(t) * static_cast<double>(k) / static_cast<double>(n);
+  m.training.support_vectors = S.size();
+  m.training.evictions = evictions;
+  m.training.kernel_evaluations = rows.evaluations();
   if (ks.compute_objective) record_objective(problem, objective, S, cache, lambda, m);
   return m;
 }
 
 double kernel_model_objective(const KernelModel& model, const Dataset& data) {
-  double regularizer = 0.0;
-  if (auto it = model.training.find("regularizer"); it != model.training.end() && it->is_number()) {
-    regularizer = it->get<double>();
-  } else {
-    regularizer = model.regularizer();
-  }
+  const double regularizer = model.training.regularizer ? *model.training.regularizer : model.regularizer();
   std::vector<std::size_t> rows;
   for (std::size_t i = 0; i < data.size(); ++i) {
     if (data.labels[i] >= 0) rows.push_back(i);

@@ -118,12 +118,14 @@ KernelSettings kernel_settings_from_json(const nlohmann::json& config, const std
 // {"kernel": {...}, "max_support_vectors": B, "kernel_cache_mb": M}; gamma 0
 // is written as "auto". kernel_settings_from_json reads it back.
 nlohmann::json kernel_settings_to_json(const KernelSettings& settings);
+// The kernel block of a model file / config: {"type", "gamma", "degree", "coef0"}.
+nlohmann::json kernel_params_to_json(const KernelParams& kernel);
 // Default value of the "kernel" config key (for the key table / --help).
 nlohmann::json default_kernel_json();
 
 // Σ_c [λ/2 ‖w_c‖² + mean hinge of output c] on `data` (labels expressed in
 // the model's classes; rows with label −1 skipped). The regulariser comes
-// from model.training["regularizer"] when present, else model.regularizer().
+// from model.training.regularizer when present, else model.regularizer().
 double kernel_model_objective(const KernelModel& model, const Dataset& data);
 
 }  // namespace pegasos

@@ -68,8 +68,6 @@ void Model::scores(const RowView& x, double* out) const {
   }
 }
 
-int Model::predict_class(const double* s) const { return predicted_class(s, outputs); }
-
 double Model::weight_squared_norm() const {
   double sq = 0.0;
   for (double w : weights) sq += w * w;

@@ -17,27 +17,15 @@
 #include <nlohmann/json.hpp>
 
 #include "core/dataset.hpp"
+#include "core/model_header.hpp"
 
 namespace pegasos {
 
 inline constexpr int kModelFormatVersion = 1;
 
-// The class a model predicts from its scores, for every model kind: binary
-// (outputs == 1) positive score ⇒ class 1, else 0; multiclass: argmax (first on ties).
-inline int predicted_class(const double* scores, int outputs) {
-  if (outputs == 1) return scores[0] > 0.0 ? 1 : 0;
-  int best = 0;
-  for (int k = 1; k < outputs; ++k) {
-    if (scores[k] > scores[best]) best = k;
-  }
-  return best;
-}
+struct Model : ModelHeader {
+  Model() : ModelHeader("hinge") {}
 
-struct Model {
-  std::string objective = "hinge";
-  std::vector<std::string> classes;
-  std::uint32_t dimension = 0;
-  int outputs = 1;                 // 1 for binary, K for multiclass
   std::string bias_mode = "feature";
   std::vector<double> weights;     // dimension × outputs, feature-major
   std::vector<double> bias;        // outputs
@@ -46,11 +34,8 @@ struct Model {
   nlohmann::json training = nlohmann::json::object();  // summary: iterations, objective, ...
   nlohmann::json features;         // raw-text featurizer (text/featurizer.hpp), null for numeric data
 
-  bool binary() const { return outputs == 1; }
   // scores[k] = w_k·x + b_k; features at or beyond `dimension` are ignored.
   void scores(const RowView& x, double* out) const;
-  // Predicted class id from scores.
-  int predict_class(const double* scores) const;
   // λ/2‖W‖² (bias excluded unless it is a regularised feature; see settings).
   double weight_squared_norm() const;
 };

@@ -9,6 +9,8 @@
 #include "core/kernel_trainer.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
+#include "io/kernel_model_json.hpp"
+#include "io/model_sections_json.hpp"
 
 namespace pegasos {
 
@@ -27,14 +29,14 @@ AnyModel AnyModel::load(const std::string& path) {
 const std::vector<std::string>& AnyModel::classes() const { return linear ? linear->classes : kernel->classes; }
 int AnyModel::outputs() const { return linear ? linear->outputs : kernel->outputs; }
 double AnyModel::lambda() const { return linear ? linear->settings.value("lambda", 0.0) : kernel->lambda; }
-const nlohmann::json& AnyModel::training() const { return linear ? linear->training : kernel->training; }
+nlohmann::json AnyModel::training() const { return linear ? linear->training : training_to_json(kernel->training); }
 int AnyModel::predict_class(const double* s) const {
   return linear ? linear->predict_class(s) : kernel->predict_class(s);
 }
 
 Dataset AnyModel::read(const std::string& path, bool require_labels) const {
   if (linear) return load_data_for_model(*linear, path, require_labels);
-  return load_data_for_model(kernel->data, nullptr, path, require_labels);
+  return load_data_for_model(json_object_of(kernel->data), nullptr, path, require_labels);
 }
 
 std::vector<double> AnyModel::scores(const Dataset& data) const {
@@ -77,13 +79,15 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
     return out;
   }
   KernelModel km = train_kernel(train, config.kernel, config.engine, on_epoch);
-  km.settings = config.resolved;
-  km.settings.erase("threads");          // run settings: the model is the same for any value
-  km.settings.erase("strict");
-  km.settings.erase("kernel_cache_mb");
-  km.data = reader_settings(config);
-  km.data.erase("text_field");  // kernel models read numeric data only
-  km.data.erase("label_field");
+  nlohmann::json settings = config.resolved;
+  settings.erase("threads");  // run settings: the model is the same for any value
+  settings.erase("strict");
+  settings.erase("kernel_cache_mb");
+  nlohmann::json data = reader_settings(config);
+  data.erase("text_field");  // kernel models read numeric data only
+  data.erase("label_field");
+  km.settings = json_object_text(settings);
+  km.data = json_object_text(data);
   out.kernel = std::move(km);
   return out;
 }

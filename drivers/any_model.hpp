@@ -29,7 +29,8 @@ struct AnyModel {
   int outputs() const;
   bool binary() const { return outputs() == 1; }
   double lambda() const;
-  const nlohmann::json& training() const;
+  // The "training" block (a copy: kernel models hold it typed).
+  nlohmann::json training() const;
   int predict_class(const double* scores) const;
   // Data to apply the model to, read with the model's reader settings.
   Dataset read(const std::string& path, bool require_labels) const;

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/kernel_model.hpp"
 #include "core/kernel_trainer.hpp"
+#include "io/kernel_model_json.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/kernels.hpp"
 #include "tests/fixtures.hpp"
@@ -214,7 +215,7 @@ TEST_CASE("linear kernel reproduces the linear engine step for step", "[kernel]"
   INFO("batch " << batch << ", " << km.num_support_vectors() << " support vectors");
   CHECK(mismatches == 0);
   // Same objective: the linear engine's P(w) and the kernel model's Σ λ/2‖w‖² + hinge.
-  CHECK(km.training["objective"].get<double>() == Approx(linear.objective).epsilon(1e-9));
+  CHECK(km.training.objective.value() == Approx(linear.objective).epsilon(1e-9));
   CHECK(kernel_model_objective(km, ds) == Approx(linear.objective).epsilon(1e-9));
 }
 
@@ -279,7 +280,7 @@ TEST_CASE("RBF α-counts equal a brute-force α-count loop, with and without a b
   const NaiveRun ref = naive_kernel_pegasos(ds, k.kernel, s, budget == 0 ? ds.size() + 1 : budget);
   INFO("budget " << budget << ": " << ref.rows.size() << " support vectors, " << ref.evictions << " evictions");
   REQUIRE(km.num_support_vectors() == ref.rows.size());
-  CHECK(km.training["evictions"].get<std::uint64_t>() == ref.evictions);
+  CHECK(km.training.evictions.value() == ref.evictions);
   if (budget > 0) {
     CHECK(km.num_support_vectors() <= budget);
     CHECK(ref.evictions > 0);
@@ -306,7 +307,7 @@ TEST_CASE("a budget at least the number of examples changes nothing", "[kernel]"
   k.max_support_vectors = 20;  // multiclass budget: Σ_c |α_ic| decides
   const KernelModel small = train_kernel(ds, k, s);
   CHECK(small.num_support_vectors() <= 20);
-  CHECK(small.training["evictions"].get<std::uint64_t>() > 0);
+  CHECK(small.training.evictions.value() > 0);
 }
 
 TEST_CASE("the kernel cache changes the cost, never the model", "[kernel]") {
@@ -322,18 +323,18 @@ TEST_CASE("the kernel cache changes the cost, never the model", "[kernel]") {
   for (const KernelModel* m : {&partial, &cached}) {
     CHECK(m->coefficients == uncached.coefficients);
     CHECK(support_rows(*m) == support_rows(uncached));
-    CHECK(m->training["objective"].get<double>() == uncached.training["objective"].get<double>());
+    CHECK(m->training.objective.value() == uncached.training.objective.value());
   }
-  const auto evaluations = [](const KernelModel& m) { return m.training["kernel_evaluations"].get<std::uint64_t>(); };
+  const auto evaluations = [](const KernelModel& m) { return m.training.kernel_evaluations.value(); };
   INFO("kernel evaluations: " << evaluations(uncached) << " uncached, " << evaluations(partial) << " partial, "
                               << evaluations(cached) << " cached");
   CHECK(evaluations(partial) < evaluations(uncached));
   CHECK(evaluations(cached) < evaluations(partial));
   // The training objective is the model's objective on its training data, bit for bit.
-  CHECK(kernel_model_objective(cached, ds) == cached.training["objective"].get<double>());
+  CHECK(kernel_model_objective(cached, ds) == cached.training.objective.value());
   KernelModel no_summary = cached;
-  no_summary.training.erase("regularizer");  // forces the O(m²) Gram sum
-  CHECK(kernel_model_objective(no_summary, ds) == Approx(cached.training["objective"].get<double>()).epsilon(1e-12));
+  no_summary.training.regularizer.reset();  // forces the O(m²) Gram sum
+  CHECK(kernel_model_objective(no_summary, ds) == Approx(cached.training.objective.value()).epsilon(1e-12));
 }
 
 TEST_CASE("RBF kernel Pegasos fits XOR-like data", "[kernel]") {
@@ -389,8 +390,8 @@ TEST_CASE("kernel model files round-trip exactly", "[kernel][io]") {
   const Dataset ds = multiclass ? fixtures::blobs(150, 7, 4, 2, 0.6) : fixtures::gaussian(150, 9, 5, 0.5);
   KernelSettings k = multiclass ? kernel_of(KernelType::kRbf, 0.9) : kernel_of(KernelType::kPolynomial, 0.3, 3, 0.7);
   KernelModel m = train_kernel(ds, k, paper_settings(3e-3, 2, 3));
-  m.settings = {{"objective", "kernel_hinge"}, {"lambda", 3e-3}};
-  m.data = {{"format", "auto"}};
+  m.settings = R"({"lambda":0.003,"objective":"kernel_hinge"})";
+  m.data = R"({"format":"auto"})";
   const std::string text = kernel_model_to_json(m);
   const KernelModel back = kernel_model_from_json(text, "m.json");
   CHECK(kernel_model_to_json(back) == text);
@@ -409,6 +410,25 @@ TEST_CASE("kernel model files round-trip exactly", "[kernel][io]") {
   save_kernel_model(m, path);
   CHECK(kernel_model_to_json(load_kernel_model(path)) == text);
   std::remove(path);
+}
+
+TEST_CASE("a kernel model's training block round-trips with unknown and oddly typed members", "[kernel][io]") {
+  const Dataset ds = fixtures::gaussian(60, 5, 8, 0.9);
+  const KernelModel m = train_kernel(ds, kernel_of(KernelType::kRbf, 1.0), paper_settings(1e-2, 1));
+  nlohmann::json j = nlohmann::json::parse(kernel_model_to_json(m));
+  j["training"]["from_a_newer_writer"] = {{"a", 1}, {"b", "x"}};
+  j["training"]["epochs"] = 1;                   // an integer where the writer puts a double
+  j["training"]["objective"] = "not a number";   // kept as written
+  j["training"]["dual_objective"] = nullptr;     // null: no bound
+  j["training"]["class_cost"] = {1.0, 2};        // one integer: the array is kept as written
+  const std::string text = j.dump(1) + "\n";
+  const KernelModel back = kernel_model_from_json(text, "m.json");
+  CHECK(kernel_model_to_json(back) == text);
+  CHECK(back.training.examples == m.training.examples);
+  CHECK_FALSE(back.training.epochs);
+  CHECK_FALSE(back.training.objective);
+  CHECK(std::isnan(back.training.dual_objective.value()));
+  CHECK_FALSE(back.training.class_cost);
 }
 
 TEST_CASE("malformed kernel model files are rejected naming the field", "[kernel][io]") {
@@ -473,7 +493,7 @@ TEST_CASE("malformed kernel model files are rejected naming the field", "[kernel
   nan_model.coefficients[0] = std::nan("");
   CHECK_THROWS_AS(kernel_model_to_json(nan_model), std::logic_error);
   nan_model = m;
-  nan_model.training["objective"] = std::numeric_limits<double>::infinity();
+  nan_model.training.objective = std::numeric_limits<double>::infinity();
   CHECK_THROWS_AS(kernel_model_to_json(nan_model), std::logic_error);
 }
 

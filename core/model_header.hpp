@@ -1,0 +1,64 @@
+// What every trained model has, linear (core/model.hpp) or kernel
+// (core/kernel_model.hpp): the typed in-memory header, free of any file
+// format. Model files are read into these structs and written from them by
+// the serialisation layer (io/), so core/ knows nothing about JSON.
+//
+//   ModelHeader      objective, classes, dimension, outputs: how scores map to labels
+//   TrainingSummary  the "training" block: run size, stopping, certificate, objective
+// Besides these a model file carries `settings` (the resolved training
+// configuration, echoed for reproducibility; predict does not read it) and
+// `data` (the reader settings predict / eval apply). Both are written by the
+// configuration layer and read by the data loader, at the edge (drivers/);
+// core/ never looks inside, so a model keeps them as the text of JSON objects.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pegasos {
+
+// The class a model predicts from its scores, for every model kind: binary
+// (outputs == 1) positive score ⇒ class 1, else 0; multiclass: argmax (first on ties).
+inline int predicted_class(const double* scores, int outputs) {
+  if (outputs == 1) return scores[0] > 0.0 ? 1 : 0;
+  int best = 0;
+  for (int k = 1; k < outputs; ++k) {
+    if (scores[k] > scores[best]) best = k;
+  }
+  return best;
+}
+
+struct ModelHeader {
+  explicit ModelHeader(std::string objective_name) : objective(std::move(objective_name)) {}
+
+  std::string objective;
+  std::vector<std::string> classes;
+  std::uint32_t dimension = 0;
+  int outputs = 1;  // 1 for binary, K for multiclass
+
+  bool binary() const { return outputs == 1; }
+  // Predicted class id from scores.
+  int predict_class(const double* scores) const { return predicted_class(scores, outputs); }
+};
+
+// The "training" block of a model file. Every field is optional: a file
+// holds the ones its trainer wrote (kernel models: no stopping or
+// certificate; older files: fewer fields). NaN in dual_objective /
+// relative_gap stands for null (no bound). Fields of an unexpected type, and
+// fields this pegasos does not know (newer writers), are carried through
+// untouched in `extra`, so a model reads and writes back byte for byte.
+struct TrainingSummary {
+  std::optional<std::uint64_t> examples, nnz, iterations;
+  std::optional<double> epochs;
+  std::optional<bool> converged;
+  std::optional<std::string> stopped_by, solver, certificate;
+  std::optional<double> objective, tolerance, dual_objective, relative_gap, regularizer;
+  std::optional<std::vector<double>> class_cost;
+  std::optional<std::uint64_t> support_vectors, evictions, kernel_evaluations;  // kernel models
+  std::string extra;  // other members, as the text of a JSON object; empty = none
+};
+
+}  // namespace pegasos

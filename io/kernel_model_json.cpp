@@ -1,0 +1,222 @@
+#include "io/kernel_model_json.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "core/json_checks.hpp"
+#include "core/kernel_trainer.hpp"
+#include "io/model_sections_json.hpp"
+
+namespace pegasos {
+namespace {
+
+using nlohmann::json;
+
+using json_checks::bad;
+using json_checks::finite_number;
+
+const json& need(const json& j, const std::string& key, const std::string& name, const std::string& parent = "") {
+  return json_checks::need(j, key, name, parent, "pegasos kernel model");
+}
+
+std::uint64_t positive_integer(const json& v, const std::string& name, const std::string& field, std::uint64_t max) {
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > max) {
+    bad(name, field, "expected an integer between 1 and " + std::to_string(max));
+  }
+  return v.get<std::uint64_t>();
+}
+
+void check_finite(double v, const std::string& what) {
+  if (!std::isfinite(v)) throw std::logic_error("refusing to save a kernel model with a non-finite " + what);
+}
+
+// "i:v i:v ..." with 1-based indices and float32 values in shortest form.
+std::string format_row(const RowView& x) {
+  std::string s;
+  s.reserve(x.nnz * 12);
+  append_libsvm_pairs(s, x);
+  return s;
+}
+
+void parse_row(const std::string& text, std::uint32_t dimension, const std::string& name, const std::string& field,
+               std::vector<std::uint32_t>& indices, std::vector<float>& values) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  std::uint64_t previous = 0;
+  auto where = [&](const char* at) { return field + ": column " + std::to_string(at - text.data() + 1); };
+  while (p < end) {
+    while (p < end && *p == ' ') ++p;
+    if (p == end) break;
+    std::uint64_t index = 0;
+    auto r = std::from_chars(p, end, index);
+    if (r.ec != std::errc() || r.ptr == end || *r.ptr != ':') {
+      throw InputError(name + ": " + where(p) + ": expected INDEX:VALUE");
+    }
+    if (index == 0 || index > dimension || index <= previous) {
+      throw InputError(name + ": " + where(p) + ": index " + std::to_string(index) +
+                       " is out of order or outside 1.." + std::to_string(dimension));
+    }
+    const char* value_at = r.ptr + 1;
+    float value = 0.0f;
+    r = std::from_chars(value_at, end, value);
+    if (r.ec != std::errc() || (r.ptr != end && *r.ptr != ' ') || !std::isfinite(value)) {
+      throw InputError(name + ": " + where(value_at) + ": expected a finite number");
+    }
+    previous = index;
+    indices.push_back(static_cast<std::uint32_t>(index - 1));
+    values.push_back(value);
+    p = r.ptr;
+  }
+}
+
+KernelParams kernel_params_from_model(const json& k, const std::string& name) {
+  if (!k.is_object()) bad(name, "/kernel", "expected an object {type, gamma, degree, coef0}");
+  KernelParams p;
+  const json& type = need(k, "type", name, "/kernel");
+  if (!type.is_string() || !parse_kernel_type(type.get<std::string>(), p.type)) {
+    bad(name, "/kernel/type", "expected \"linear\", \"polynomial\" or \"rbf\", found " + type.dump());
+  }
+  p.gamma = finite_number(need(k, "gamma", name, "/kernel"), name, "/kernel/gamma");
+  if (p.type != KernelType::kLinear && !(p.gamma > 0)) bad(name, "/kernel/gamma", "must be > 0");
+  p.degree = static_cast<int>(positive_integer(need(k, "degree", name, "/kernel"), name, "/kernel/degree", kMaxKernelDegree));
+  p.coef0 = finite_number(need(k, "coef0", name, "/kernel"), name, "/kernel/coef0");
+  return p;
+}
+
+}  // namespace
+
+std::string kernel_model_to_json(const KernelModel& m) {
+  const std::size_t n_sv = m.num_support_vectors();
+  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  if (m.coefficients.size() != n_sv * K) throw std::logic_error("kernel model: coefficients do not match support vectors");
+  check_finite(m.lambda, "lambda");
+  check_finite(m.kernel.gamma, "gamma");
+  check_finite(m.kernel.coef0, "coef0");
+  json coefficients = json::array();
+  for (std::size_t c = 0; c < K; ++c) {
+    json column = json::array();
+    for (std::size_t s = 0; s < n_sv; ++s) {
+      const double a = m.coefficients[s * K + c];
+      check_finite(a, "coefficient");
+      // Counts are integers: write them as such (shorter, and obviously exact).
+      if (std::abs(a) < 9.0e15 && a == std::floor(a)) column.push_back(static_cast<std::int64_t>(a));
+      else column.push_back(a);
+    }
+    coefficients.push_back(std::move(column));
+  }
+  json rows = json::array();
+  for (std::size_t s = 0; s < n_sv; ++s) {
+    const RowView x = m.support_vector(s);
+    for (std::uint32_t p = 0; p < x.nnz; ++p) {
+      if (!std::isfinite(x.values[p])) throw std::logic_error("refusing to save a kernel model with a non-finite support vector value");
+    }
+    rows.push_back(format_row(x));
+  }
+  // json::dump would write NaN/inf as null; a model must not carry them silently.
+  json training;
+  try {
+    training = training_to_json(m.training);
+  } catch (const std::logic_error&) {
+    throw std::logic_error("refusing to save a kernel model with a non-finite number in its summary");
+  }
+  json j = {{"format_version", 1},
+            {"kind", "kernel"},
+            {"objective", m.objective},
+            {"classes", m.classes},
+            {"dimension", m.dimension},
+            {"outputs", m.outputs},
+            {"kernel", kernel_params_to_json(m.kernel)},
+            {"lambda", m.lambda},
+            {"iterations", m.iterations},
+            {"batch_size", m.batch_size},
+            {"settings", json_object_of(m.settings)},
+            {"data", json_object_of(m.data)},
+            {"training", std::move(training)},
+            {"support_vectors", std::move(rows)},
+            {"coefficients", std::move(coefficients)}};
+  return j.dump(1) + "\n";
+}
+
+std::string model_kind(const json& j, const std::string& name) {
+  if (!j.is_object()) bad(name, "/", "a model file is a JSON object");
+  const json& kind = need(j, "kind", name);
+  if (!kind.is_string()) bad(name, "/kind", "expected a string, found " + kind.dump());
+  return kind.get<std::string>();
+}
+
+KernelModel kernel_model_from_json(const std::string& text, const std::string& name) {
+  return kernel_model_from_json(json_checks::parse_model_file(text, name), name);
+}
+
+KernelModel kernel_model_from_json(const json& j, const std::string& name) {
+  json_checks::check_model_header(j, name, 1, "pegasos kernel model");
+  const std::string kind = model_kind(j, name);
+  if (kind != "kernel") bad(name, "/kind", "expected a kernel model, found kind \"" + kind + "\"");
+
+  KernelModel m;
+  try {
+    m.objective = need(j, "objective", name).get<std::string>();
+    m.classes = need(j, "classes", name).get<std::vector<std::string>>();
+  } catch (const json::type_error& e) {
+    throw InputError(name + ": wrong type in model file: " + e.what());
+  }
+  if (m.classes.size() < 2) bad(name, "/classes", "a model needs at least two classes");
+  const json& dim = need(j, "dimension", name);
+  if (!dim.is_number_unsigned() || dim.get<std::uint64_t>() > (std::uint64_t{1} << 32) - 1) {
+    bad(name, "/dimension", "expected a non-negative 32-bit integer");
+  }
+  m.dimension = dim.get<std::uint32_t>();
+  m.outputs = static_cast<int>(positive_integer(need(j, "outputs", name), name, "/outputs", 1000000));
+  const std::size_t expected_outputs = m.classes.size() == 2 ? 1 : m.classes.size();
+  if (static_cast<std::size_t>(m.outputs) != expected_outputs) {
+    bad(name, "/outputs", std::to_string(m.outputs) + " outputs do not match " + std::to_string(m.classes.size()) + " classes");
+  }
+  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  m.kernel = kernel_params_from_model(need(j, "kernel", name), name);
+  m.lambda = finite_number(need(j, "lambda", name), name, "/lambda");
+  if (!(m.lambda > 0)) bad(name, "/lambda", "must be > 0");
+  m.iterations = positive_integer(need(j, "iterations", name), name, "/iterations", std::uint64_t{1} << 62);
+  m.batch_size = static_cast<int>(positive_integer(need(j, "batch_size", name), name, "/batch_size", 1000000));
+  if (!std::isfinite(m.decision_scale())) bad(name, "/lambda", "lambda · iterations · batch_size underflows");
+
+  const json& rows = need(j, "support_vectors", name);
+  if (!rows.is_array()) bad(name, "/support_vectors", "expected an array of \"index:value ...\" strings");
+  const std::size_t n_sv = rows.size();
+  for (std::size_t s = 0; s < n_sv; ++s) {
+    const std::string field = "/support_vectors/" + std::to_string(s);
+    if (!rows[s].is_string()) bad(name, field, "expected a string \"index:value ...\"");
+    parse_row(rows[s].get_ref<const std::string&>(), m.dimension, name, field, m.sv_indices, m.sv_values);
+    m.sv_ptr.push_back(m.sv_indices.size());
+  }
+  const json& coefficients = need(j, "coefficients", name);
+  if (!coefficients.is_array() || coefficients.size() != K) {
+    bad(name, "/coefficients", "expected " + std::to_string(K) + " arrays (one per output)");
+  }
+  m.coefficients.assign(n_sv * K, 0.0);
+  for (std::size_t c = 0; c < K; ++c) {
+    const json& column = coefficients[c];
+    const std::string field = "/coefficients/" + std::to_string(c);
+    if (!column.is_array() || column.size() != n_sv) {
+      bad(name, field, "expected " + std::to_string(n_sv) + " numbers (one per support vector)");
+    }
+    for (std::size_t s = 0; s < n_sv; ++s) {
+      m.coefficients[s * K + c] = finite_number(column[s], name, field + "/" + std::to_string(s));
+    }
+  }
+  if (auto it = j.find("settings"); it != j.end() && it->is_object()) m.settings = json_object_text(*it);
+  if (auto it = j.find("data"); it != j.end() && it->is_object()) m.data = json_object_text(*it);
+  if (auto it = j.find("training"); it != j.end() && it->is_object()) m.training = training_from_json(*it);
+  m.prepare();
+  return m;
+}
+
+void save_kernel_model(const KernelModel& model, const std::string& path) {
+  write_file_atomic(path, kernel_model_to_json(model));
+}
+
+KernelModel load_kernel_model(const std::string& path) { return kernel_model_from_json(read_file_bytes(path), path); }
+
+}  // namespace pegasos

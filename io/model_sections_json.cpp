@@ -1,0 +1,137 @@
+#include "io/model_sections_json.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+namespace pegasos {
+namespace {
+
+using nlohmann::json;
+
+// Each typed field: how to read it from a member of the "training" object
+// (false: wrong type, kept in `extra`) and how to write it.
+template <class Field>
+void put(json& out, const char* key, const std::optional<Field>& v) {
+  if (v) out[key] = *v;
+}
+
+void put_number(json& out, const char* key, const std::optional<double>& v, bool nan_is_null) {
+  if (!v) return;
+  if (nan_is_null && std::isnan(*v)) {
+    out[key] = nullptr;
+    return;
+  }
+  if (!std::isfinite(*v)) throw std::logic_error(std::string("refusing to save a model with a non-finite training/") + key);
+  out[key] = *v;
+}
+
+bool take(const json& v, std::optional<std::uint64_t>& f) {
+  if (!v.is_number_unsigned()) return false;
+  f = v.get<std::uint64_t>();
+  return true;
+}
+
+bool take(const json& v, std::optional<double>& f, bool null_allowed = false) {
+  if (null_allowed && v.is_null()) {
+    f = std::nan("");
+    return true;
+  }
+  if (!v.is_number_float() || !std::isfinite(v.get<double>())) return false;
+  f = v.get<double>();
+  return true;
+}
+
+bool take(const json& v, std::optional<bool>& f) {
+  if (!v.is_boolean()) return false;
+  f = v.get<bool>();
+  return true;
+}
+
+bool take(const json& v, std::optional<std::string>& f) {
+  if (!v.is_string()) return false;
+  f = v.get<std::string>();
+  return true;
+}
+
+bool take(const json& v, std::optional<std::vector<double>>& f) {
+  if (!v.is_array()) return false;
+  std::vector<double> values;
+  for (const json& e : v) {
+    if (!e.is_number_float() || !std::isfinite(e.get<double>())) return false;
+    values.push_back(e.get<double>());
+  }
+  f = std::move(values);
+  return true;
+}
+
+// Reads member `key` of `o` into the field named `key` of s; false when it is
+// not a known field of the type its writer uses.
+bool take_field(const std::string& key, const json& v, TrainingSummary& s) {
+  if (key == "examples") return take(v, s.examples);
+  if (key == "nnz") return take(v, s.nnz);
+  if (key == "iterations") return take(v, s.iterations);
+  if (key == "epochs") return take(v, s.epochs);
+  if (key == "converged") return take(v, s.converged);
+  if (key == "stopped_by") return take(v, s.stopped_by);
+  if (key == "solver") return take(v, s.solver);
+  if (key == "certificate") return take(v, s.certificate);
+  if (key == "objective") return take(v, s.objective);
+  if (key == "tolerance") return take(v, s.tolerance);
+  if (key == "dual_objective") return take(v, s.dual_objective, true);
+  if (key == "relative_gap") return take(v, s.relative_gap, true);
+  if (key == "regularizer") return take(v, s.regularizer);
+  if (key == "class_cost") return take(v, s.class_cost);
+  if (key == "support_vectors") return take(v, s.support_vectors);
+  if (key == "evictions") return take(v, s.evictions);
+  if (key == "kernel_evaluations") return take(v, s.kernel_evaluations);
+  return false;
+}
+
+}  // namespace
+
+json training_to_json(const TrainingSummary& s) {
+  json out = s.extra.empty() ? json::object() : json::parse(s.extra);
+  put(out, "examples", s.examples);
+  put(out, "nnz", s.nnz);
+  put(out, "iterations", s.iterations);
+  put_number(out, "epochs", s.epochs, false);
+  put(out, "converged", s.converged);
+  put(out, "stopped_by", s.stopped_by);
+  put(out, "solver", s.solver);
+  put(out, "certificate", s.certificate);
+  put_number(out, "objective", s.objective, false);
+  put_number(out, "tolerance", s.tolerance, false);
+  put_number(out, "dual_objective", s.dual_objective, true);
+  put_number(out, "relative_gap", s.relative_gap, true);
+  put_number(out, "regularizer", s.regularizer, false);
+  if (s.class_cost) {
+    for (double c : *s.class_cost) {
+      if (!std::isfinite(c)) throw std::logic_error("refusing to save a model with a non-finite training/class_cost");
+    }
+  }
+  put(out, "class_cost", s.class_cost);
+  put(out, "support_vectors", s.support_vectors);
+  put(out, "evictions", s.evictions);
+  put(out, "kernel_evaluations", s.kernel_evaluations);
+  return out;
+}
+
+TrainingSummary training_from_json(const json& o) {
+  TrainingSummary s;
+  if (!o.is_object()) return s;
+  json extra = json::object();
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    if (!take_field(it.key(), it.value(), s)) extra[it.key()] = it.value();
+  }
+  if (!extra.empty()) s.extra = extra.dump();
+  return s;
+}
+
+std::string json_object_text(const json& object) { return object.dump(); }
+
+json json_object_of(const std::string& text) { return json::parse(text); }
+
+}  // namespace pegasos

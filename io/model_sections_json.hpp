@@ -1,0 +1,29 @@
+// JSON of the parts every model file shares (core/model_header.hpp): the
+// "training" block as a typed TrainingSummary, and the settings / data
+// objects carried as JSON text.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model_header.hpp"
+
+namespace pegasos {
+
+// The "training" object: the typed fields that are present, merged with the
+// members kept in `extra` (keys sorted, as nlohmann::json writes objects).
+// Throws std::logic_error on a non-finite number (NaN in dual_objective or
+// relative_gap is written as null).
+nlohmann::json training_to_json(const TrainingSummary& summary);
+// Reads a "training" object (never throws): a known field with the type its
+// writer gives it (unsigned integer, floating-point number — or null for
+// dual_objective / relative_gap —, bool, string, array of numbers) is typed;
+// anything else stays in `extra`, so training_to_json writes the same text.
+TrainingSummary training_from_json(const nlohmann::json& object);
+
+// The text of a JSON object (settings, data) and back.
+std::string json_object_text(const nlohmann::json& object);
+nlohmann::json json_object_of(const std::string& text);
+
+}  // namespace pegasos
