@@ -62,16 +62,30 @@ std::string choice(const json& j, const std::string& origin, const std::string& 
   return v;
 }
 
+bool uses_class_weights(const ObjectiveRow& row) { return row.class_weights != ClassWeights::kUnused; }
+bool is_kernel(const ObjectiveRow& row) { return row.kernel; }
+bool needs_source(const ObjectiveRow& row) { return row.needs_source_model; }
+
+// "hinge | weighted_hinge | ... | ova (one-vs-all) | ...": every row, with its gloss.
+std::string objective_help() {
+  std::string s;
+  for (const ObjectiveRow& row : kObjectiveTable) {
+    s += (s.empty() ? "" : " | ") + std::string(row.name);
+    if (!row.help.empty()) s += " (" + std::string(row.help) + ")";
+  }
+  return s;
+}
+
 }  // namespace
 
 const std::vector<ConfigKey>& config_keys() {
   static const std::vector<ConfigKey> keys = {
-      {"objective", "hinge", "hinge | weighted_hinge | transfer | ova (one-vs-all) | multiclass_hinge (Crammer-Singer)"},
-      {"class_weight", nullptr, "weighted_hinge / ova / multiclass_hinge: \"balanced\" or {\"label\": cost, ...}"},
-      {"kernel", default_kernel_json(), "kernel_hinge: {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
-      {"max_support_vectors", 0, "kernel_hinge: budget on support vectors (0 = none)"},
-      {"kernel_cache_mb", 1024, "kernel_hinge: kernel-row cache size (a run setting)"},
-      {"source_model", "", "transfer: model file of the source domain (w_R)"},
+      {"objective", std::string(objective_row(ObjectiveId::kHinge).name), objective_help()},
+      {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}"},
+      {"kernel", default_kernel_json(), objective_names(is_kernel) + ": {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
+      {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none)"},
+      {"kernel_cache_mb", 1024, objective_names(is_kernel) + ": kernel-row cache size (a run setting)"},
+      {"source_model", "", objective_names(needs_source) + ": model file of the source domain (w_R)"},
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
       {"solver", "auto",
        "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective) | "
@@ -191,24 +205,28 @@ void reject_unknown_keys(const json& merged, const std::string& origin) {
   }
 }
 
-// objective, the kernel settings (kernel_hinge only) and class_weight.
+// objective, the kernel settings (kernel objectives only) and class_weight.
 void read_objective(const json& merged, json& all, const std::string& origin, TrainConfig& c) {
-  c.objective = choice(all["objective"], origin, "objective",
-                       {"hinge", "weighted_hinge", "transfer", "ova", "multiclass_hinge", "kernel_hinge"});
-  if (c.objective == "kernel_hinge") {
+  std::vector<std::string> names;
+  for (const ObjectiveRow& row : kObjectiveTable) names.emplace_back(row.name);
+  c.objective = *find_objective(choice(all["objective"], origin, "objective", names));
+  const std::string name(c.objective.name);
+  if (c.objective.kernel) {
     c.kernel = kernel_settings_from_json(merged, origin);
     if (!merged.contains("sampling")) all["sampling"] = "uniform";  // the paper's kernel algorithm
     all["kernel"] = kernel_settings_to_json(c.kernel)["kernel"];
   } else {
     for (const char* key : {"kernel", "max_support_vectors", "kernel_cache_mb"}) {
-      if (merged.contains(key)) fail(origin, key, "only used by objective kernel_hinge (objective is '" + c.objective + "')");
+      if (merged.contains(key)) {
+        fail(origin, key, "only used by objective " + objective_names(is_kernel) + " (objective is '" + name + "')");
+      }
     }
   }
   const json& cw = all["class_weight"];
   if (!cw.is_null()) {
-    if (c.objective != "weighted_hinge" && c.objective != "ova" && c.objective != "multiclass_hinge") {
-      fail(origin, "class_weight", "only used by objective weighted_hinge, ova or multiclass_hinge (objective is '" +
-                                       c.objective + "')");
+    if (c.objective.class_weights == ClassWeights::kUnused) {
+      fail(origin, "class_weight",
+           "only used by objective " + objective_names(uses_class_weights) + " (objective is '" + name + "')");
     }
     if (cw.is_string()) {
       if (cw != "balanced") fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}");
@@ -221,8 +239,8 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
     } else {
       fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}, found " + shown(cw));
     }
-  } else if (c.objective == "weighted_hinge") {
-    fail(origin, "class_weight", "objective weighted_hinge needs class_weight (\"balanced\" or {label: cost})");
+  } else if (c.objective.class_weights == ClassWeights::kRequired) {
+    fail(origin, "class_weight", "objective " + name + " needs class_weight (\"balanced\" or {label: cost})");
   }
   c.class_weight = cw;
 }
@@ -230,11 +248,12 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
 void read_source_model(json& all, const std::string& origin, TrainConfig& c) {
   if (!all["source_model"].is_string()) fail(origin, "source_model", "expected a file name");
   c.source_model = all["source_model"].get<std::string>();
-  if (c.objective == "transfer" && c.source_model.empty()) {
-    fail(origin, "source_model", "objective transfer needs source_model (a model written by pegasos train)");
+  const std::string name(c.objective.name);
+  if (c.objective.needs_source_model && c.source_model.empty()) {
+    fail(origin, "source_model", "objective " + name + " needs source_model (a model written by pegasos train)");
   }
-  if (c.objective != "transfer" && !c.source_model.empty()) {
-    fail(origin, "source_model", "only used by objective transfer (objective is '" + c.objective + "')");
+  if (!c.objective.needs_source_model && !c.source_model.empty()) {
+    fail(origin, "source_model", "only used by objective " + objective_names(needs_source) + " (objective is '" + name + "')");
   }
 }
 
@@ -271,12 +290,13 @@ void read_steps(json& all, const std::string& origin, EngineSettings& e) {
 }
 
 // solver, and which one a Pegasos-only setting asks for.
-void read_solver(json& all, const std::string& origin, const std::string& objective, EngineSettings& e) {
+void read_solver(json& all, const std::string& origin, const ObjectiveRow& objective, EngineSettings& e) {
   const std::string solver = choice(all["solver"], origin, "solver", {"pegasos", "sdca", "auto"});
   e.solver = solver == "pegasos" ? Solver::kPegasos : solver == "sdca" ? Solver::kSdca : Solver::kAuto;
   if (e.solver == Solver::kSdca) {
-    if (objective == "kernel_hinge") {
-      fail(origin, "solver", "sdca trains the linear objectives; kernel_hinge is kernel Pegasos (solver pegasos)");
+    if (!objective.sdca) {
+      fail(origin, "solver", "sdca trains the linear objectives; " + std::string(objective.name) + " is " +
+                                 std::string(objective.help) + " (solver pegasos)");
     }
     if (e.bias == BiasMode::kUnregularized) {
       fail(origin, "solver", "sdca needs bias none or feature (the unregularized bias is Pegasos-only)");

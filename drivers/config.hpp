@@ -12,11 +12,12 @@
 #include "core/engine.hpp"
 #include "core/model.hpp"
 #include "core/kernel_trainer.hpp"
+#include "objectives/table.hpp"
 
 namespace pegasos {
 
 struct TrainConfig {
-  std::string objective = "hinge";
+  ObjectiveRow objective = objective_row(ObjectiveId::kHinge);  // its row of the objective table
   EngineSettings engine;
   ReadOptions read;
   std::string positive_label;  // binary: which label is +1 ("" = the larger one)

@@ -127,7 +127,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
 
   nlohmann::json source_features;
-  if (config.objective == "transfer") {  // check the source model before reading any data
+  if (config.objective.needs_source_model) {  // check the source model before reading any data
     config.source = std::make_shared<const Model>(load_model(config.source_model));  // read once
     const Model& source = *config.source;
     const bool text_target = is_text_input(data_path, config.resolved.value("format", "auto"));
@@ -252,7 +252,7 @@ int run_featurize(const std::string& config_path, const std::vector<std::string>
     TrainConfig config = load_train_config(config_path, sets);
     data = load_training_data(config, data_path).data;
     if (data.classes.size() == 2 && !config.positive_label.empty()) {
-      config.objective = "hinge";  // only the choice of the positive class applies here
+      config.objective = objective_row(ObjectiveId::kHinge);  // only the choice of the positive class applies here
       prepare_labels(config, data);
     }
   }

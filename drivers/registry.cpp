@@ -21,10 +21,6 @@ std::string class_list(const std::vector<std::string>& classes) {
   return s;
 }
 
-bool is_binary_objective(const std::string& objective) {
-  return objective == "hinge" || objective == "weighted_hinge" || objective == "transfer";
-}
-
 // Cost per class id from the class_weight setting (all 1 when null).
 std::vector<double> class_costs(const nlohmann::json& class_weight, const Dataset& data) {
   const std::size_t K = data.classes.size();
@@ -62,7 +58,7 @@ nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 // d = 10⁷) are not copied.
 Model package(const TrainConfig& config, const Dataset& train, TrainResult r, double regulariser) {
   Model m;
-  m.objective = config.objective;
+  m.objective = std::string(config.objective.name);
   m.classes = train.classes;
   m.dimension = r.dimension;
   m.outputs = r.outputs;
@@ -145,11 +141,12 @@ void prepare_labels(const TrainConfig& config, Dataset& train) {
     throw InputError(train.source + ": only one class (" + class_list(train.classes) +
                      ") in the training data; a classifier needs at least two");
   }
-  const bool binary = is_binary_objective(config.objective) || train.classes.size() == 2;
-  if (is_binary_objective(config.objective) && train.classes.size() != 2) {
-    throw InputError(train.source + ": objective '" + config.objective + "' is binary but the data has " +
+  const bool binary = !config.objective.multiclass || train.classes.size() == 2;
+  if (!config.objective.multiclass && train.classes.size() != 2) {
+    throw InputError(train.source + ": objective '" + std::string(config.objective.name) + "' is binary but the data has " +
                      std::to_string(train.classes.size()) + " classes (" + class_list(train.classes) +
-                     "); use objective ova or multiclass_hinge");
+                     "); use objective " +
+                     objective_names([](const ObjectiveRow& row) { return row.multiclass && !row.kernel; }));
   }
   if (!config.positive_label.empty()) {
     if (!binary) throw ConfigError("positive_label: only meaningful for two classes");
@@ -174,19 +171,21 @@ Model train_model(const TrainConfig& config, const Dataset& train,
     return package(config, train, std::move(r), regulariser);
   };
 
-  if (config.objective == "hinge") return binary_result(train_with_solver(train, Hinge(1), s, on_epoch));
-  if (config.objective == "weighted_hinge") return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
-  if (config.objective == "transfer") return train_transfer(config, train, on_epoch);
-  if (config.objective == "multiclass_hinge") {
-    return binary_result(train_with_solver(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch));
+  switch (config.objective.id) {
+    case ObjectiveId::kHinge: return binary_result(train_with_solver(train, Hinge(1), s, on_epoch));
+    case ObjectiveId::kWeightedHinge:
+      return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
+    case ObjectiveId::kTransfer: return train_transfer(config, train, on_epoch);
+    case ObjectiveId::kMulticlassHinge:
+      return binary_result(train_with_solver(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch));
+    case ObjectiveId::kOva:
+      // Two classes: one-vs-all is the binary problem itself.
+      if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
+      return binary_result(train_one_vs_all(train, static_cast<int>(K), s,
+                                            [&](int k) { return WeightedHinge(k, cost, cbar); }));
+    case ObjectiveId::kKernelHinge: break;  // a kernel model: train_any_model (drivers/any_model.cpp)
   }
-  if (config.objective == "ova") {
-    // Two classes: one-vs-all is the binary problem itself.
-    if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
-    return binary_result(train_one_vs_all(train, static_cast<int>(K), s,
-                                          [&](int k) { return WeightedHinge(k, cost, cbar); }));
-  }
-  throw ConfigError("objective: '" + config.objective + "' is not available");
+  throw ConfigError("objective: '" + std::string(config.objective.name) + "' is not available");
 }
 
 double model_objective(const Model& model, const Dataset& data) {
@@ -208,13 +207,16 @@ double model_objective(const Model& model, const Dataset& data) {
     cost = it->get<std::vector<double>>();
   }
   // The objective's mean cost only sets a projection radius: irrelevant here.
-  const std::string& o = model.objective;
-  if (o == "hinge" || o == "transfer") return regulariser + mean_loss(data, Hinge(1), model.weights, model.bias, rows);
+  const ObjectiveRow* row = find_objective(model.objective);
+  const auto is = [&](ObjectiveId id) { return row != nullptr && row->id == id; };
+  if (is(ObjectiveId::kHinge) || is(ObjectiveId::kTransfer)) {
+    return regulariser + mean_loss(data, Hinge(1), model.weights, model.bias, rows);
+  }
   if (model.binary()) return regulariser + mean_loss(data, WeightedHinge(1, cost, 1.0), model.weights, model.bias, rows);
-  if (o == "multiclass_hinge") {
+  if (is(ObjectiveId::kMulticlassHinge)) {
     return regulariser + mean_loss(data, MulticlassHinge(static_cast<int>(K), cost, 1.0), model.weights, model.bias, rows);
   }
-  if (o == "ova") {  // sum of the K binary objectives
+  if (is(ObjectiveId::kOva)) {  // sum of the K binary objectives
     double loss = 0.0;
     for (std::size_t k = 0; k < K; ++k) {
       std::vector<double> w(model.dimension);

@@ -24,7 +24,7 @@ std::string class_list(const std::vector<std::string>& classes) {
 json load_sources(const Experiment& e, const TrainConfig& base, LoadedData& d) {
   auto& sources = d.sources;
   for (const GridPoint& p : e.points) {
-    if (p.config.objective == "transfer" && !sources.count(p.config.source_model)) {
+    if (p.config.objective.needs_source_model && !sources.count(p.config.source_model)) {
       sources.emplace(p.config.source_model, std::make_shared<const Model>(load_model(p.config.source_model)));
     }
   }
