@@ -76,10 +76,9 @@ std::string objective_help() {
   return s;
 }
 
-}  // namespace
-
-const std::vector<ConfigKey>& config_keys() {
-  static const std::vector<ConfigKey> keys = {
+// Every accepted key, in --help order (config_keys() completes the solver's help).
+std::vector<ConfigKey> key_list() {
+  return {
       {"objective", std::string(objective_row(ObjectiveId::kHinge).name), objective_help()},
       {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}"},
       {"kernel", default_kernel_json(), objective_names(is_kernel) + ": {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
@@ -89,15 +88,14 @@ const std::vector<ConfigKey>& config_keys() {
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
       {"solver", "auto",
        "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective) | "
-       "auto: sdca for the linear objectives (bias none or feature), else pegasos; pegasos whenever iterations, "
-       "batch_size, projection, output, average_gamma or sampling has a non-default value"},
+       "auto: sdca for the linear objectives (bias none or feature), else pegasos; pegasos whenever "},  // + below
       {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
-      {"iterations", 0, "number of Pegasos steps T; 0 = use epochs"},
-      {"batch_size", 1, "examples per step k (1 = the classic algorithm)"},
-      {"projection", true, "project onto the ball ‖w‖ ≤ 1/√λ after each step"},
-      {"output", "average", "which iterate is the model: last | average | random"},
-      {"average_gamma", 10.0, "polynomial-decay averaging weight γ ≥ 0 (0 = plain average)"},
-      {"sampling", "permutation", "uniform (with replacement) | permutation | sequential | balanced"},
+      {"iterations", 0, "number of Pegasos steps T; 0 = use epochs", true},
+      {"batch_size", 1, "examples per step k (1 = the classic algorithm)", true},
+      {"projection", true, "project onto the ball ‖w‖ ≤ 1/√λ after each step", true},
+      {"output", "average", "which iterate is the model: last | average | random", true},
+      {"average_gamma", 10.0, "polynomial-decay averaging weight γ ≥ 0 (0 = plain average)", true},
+      {"sampling", "permutation", "uniform (with replacement) | permutation | sequential | balanced", true},
       {"bias", "feature", "none | feature (constant feature, regularised) | unregularized"},
       {"seed", 42, "random seed; the same seed gives a byte-identical model"},
       {"threads", 0, "worker threads; 0 = all cores"},
@@ -116,6 +114,26 @@ const std::vector<ConfigKey>& config_keys() {
       {"max_feature_index", 2147483648.0, "largest accepted feature index"},
       {"positive_label", "", "binary: the label treated as +1 (default: the larger one)"},
   };
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& config_keys() {
+  static const std::vector<ConfigKey> keys = [] {
+    std::vector<ConfigKey> k = key_list();
+    std::vector<std::string> pegasos_only;
+    for (const ConfigKey& key : k) {
+      if (key.pegasos_only) pegasos_only.push_back(key.name);
+    }
+    std::string names;
+    for (std::size_t i = 0; i < pegasos_only.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == pegasos_only.size() ? " or " : ", ") + pegasos_only[i];
+    }
+    for (ConfigKey& key : k) {
+      if (key.name == "solver") key.help += names + " has a non-default value";
+    }
+    return k;
+  }();
   return keys;
 }
 
@@ -230,19 +248,22 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
     }
     if (cw.is_string()) {
       if (cw != "balanced") fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}");
+      c.class_weight = BalancedClassWeights{};
     } else if (cw.is_object()) {
       if (cw.empty()) fail(origin, "class_weight", "the object names no class");
+      ClassCosts costs;
       for (const auto& [label, cost] : cw.items()) {
         const double v = number(cost, origin, "class_weight/" + label);
         if (!(v > 0)) fail(origin, "class_weight/" + label, "a cost must be > 0");
+        costs[label] = v;
       }
+      c.class_weight = std::move(costs);
     } else {
       fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}, found " + shown(cw));
     }
   } else if (c.objective.class_weights == ClassWeights::kRequired) {
     fail(origin, "class_weight", "objective " + name + " needs class_weight (\"balanced\" or {label: cost})");
   }
-  c.class_weight = cw;
 }
 
 void read_source_model(json& all, const std::string& origin, TrainConfig& c) {
@@ -305,10 +326,10 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
   // A setting only Pegasos has, given a value other than its default, asks
   // for Pegasos (the paper's variant is then one setting away: output=last,
   // sampling=uniform, ...); writing a default out changes nothing.
-  for (const char* key : {"iterations", "batch_size", "projection", "output", "average_gamma", "sampling"}) {
-    if (all[key] == default_of(key)) continue;
+  for (const ConfigKey& key : config_keys()) {
+    if (!key.pegasos_only || all[key.name] == key.default_value) continue;
     if (e.solver == Solver::kAuto) e.solver = Solver::kPegasos;
-    if (e.solver == Solver::kSdca) fail(origin, key, "a Pegasos setting; solver is sdca");
+    if (e.solver == Solver::kSdca) fail(origin, key.name, "a Pegasos setting; solver is sdca");
   }
 }
 
@@ -334,21 +355,23 @@ void read_run_settings(json& all, const std::string& origin, TrainConfig& c) {
 // How the data is read: format, text features and fields, label column,
 // normalisation, the largest feature index, the positive label.
 void read_data_settings(json& all, const std::string& origin, TrainConfig& c) {
-  const std::string format =
-      choice(all["format"], origin, "format", {"auto", "libsvm", "csv", "jsonl", "text_tsv", "text_dir"});
+  std::vector<std::string> formats;
+  for (const auto& [format, name] : kDataFormatNames) formats.emplace_back(name);
+  c.read.format = parse_data_format(choice(all["format"], origin, "format", formats));
   if (!all["features"].is_null()) {
     if (!all["features"].is_object()) fail(origin, "features", "expected an object of text featurisation settings");
     try {
-      validate_text_options(text_options_from_json(all["features"], origin, "/features"));
+      c.features = text_options_from_json(all["features"], origin, "/features");
+      validate_text_options(*c.features);
     } catch (const InputError& e) {
       throw ConfigError(e.what());
     }
   }
-  c.features = all["features"];
   for (const char* key : {"text_field", "label_field"}) {
     if (!all[key].is_string() || all[key].get<std::string>().empty()) fail(origin, key, "expected a non-empty field name");
   }
-  c.read.format = format == "auto" ? DataFormat::kAuto : format == "libsvm" ? DataFormat::kLibsvm : DataFormat::kCsv;
+  c.text_field = all["text_field"].get<std::string>();
+  c.label_field = all["label_field"].get<std::string>();
   const json& lc = all["label_column"];
   if (lc.is_string()) {
     c.read.label_column_name = lc.get<std::string>();
