@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <stdexcept>
 #include <cmath>
 #include <cstring>
 
@@ -294,6 +295,9 @@ std::string read_file_bytes(const std::string& path) {
 }
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {
+  if (is_text_format(options.format)) {
+    throw std::logic_error("read_dataset: " + std::string(to_string(options.format)) + " is raw text (text/corpus.hpp)");
+  }
   FileBytes bytes(path);
   DataFormat format = options.format;
   if (format == DataFormat::kAuto) {

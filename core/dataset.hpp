@@ -9,6 +9,7 @@
 #include <string>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace pegasos {
@@ -29,10 +30,39 @@ inline double squared_norm(const RowView& x, double start = 0.0) {
   return sq;
 }
 
-enum class DataFormat { kAuto, kLibsvm, kCsv };
+// Every input format, numeric (read here) and raw text (read and featurised
+// by text/). kAuto: by the file name (.csv/.tsv, .jsonl/.ndjson/.json,
+// optionally .gz) or a folder per class.
+enum class DataFormat { kAuto, kLibsvm, kCsv, kJsonl, kTextTsv, kTextDir };
+
+// The `format` setting's names, in the order messages list them.
+inline constexpr std::pair<DataFormat, std::string_view> kDataFormatNames[] = {
+    {DataFormat::kAuto, "auto"},   {DataFormat::kLibsvm, "libsvm"},     {DataFormat::kCsv, "csv"},
+    {DataFormat::kJsonl, "jsonl"}, {DataFormat::kTextTsv, "text_tsv"}, {DataFormat::kTextDir, "text_dir"},
+};
+constexpr std::string_view to_string(DataFormat f) {
+  for (const auto& [format, name] : kDataFormatNames) {
+    if (format == f) return name;
+  }
+  return "?";
+}
+// The format of a name, or kAuto with ok = false for an unknown name.
+constexpr DataFormat parse_data_format(std::string_view name, bool* ok = nullptr) {
+  for (const auto& [format, n] : kDataFormatNames) {
+    if (n == name) {
+      if (ok) *ok = true;
+      return format;
+    }
+  }
+  if (ok) *ok = false;
+  return DataFormat::kAuto;
+}
+constexpr bool is_text_format(DataFormat f) {
+  return f == DataFormat::kJsonl || f == DataFormat::kTextTsv || f == DataFormat::kTextDir;
+}
 
 struct ReadOptions {
-  DataFormat format = DataFormat::kAuto;
+  DataFormat format = DataFormat::kAuto;  // read_dataset: auto, libsvm or csv
   // CSV: which field holds the label. 0-based; negative counts from the end
   // (-1 = last). label_column_name, when set, selects it by header name.
   long label_column = 0;

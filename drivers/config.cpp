@@ -62,28 +62,40 @@ std::string choice(const json& j, const std::string& origin, const std::string& 
   return v;
 }
 
-}  // namespace
+bool uses_class_weights(const ObjectiveRow& row) { return row.class_weights != ClassWeights::kUnused; }
+bool is_kernel(const ObjectiveRow& row) { return row.kernel; }
+bool needs_source(const ObjectiveRow& row) { return row.needs_source_model; }
 
-const std::vector<ConfigKey>& config_keys() {
-  static const std::vector<ConfigKey> keys = {
-      {"objective", "hinge", "hinge | weighted_hinge | transfer | ova (one-vs-all) | multiclass_hinge (Crammer-Singer)"},
-      {"class_weight", nullptr, "weighted_hinge / ova / multiclass_hinge: \"balanced\" or {\"label\": cost, ...}"},
-      {"kernel", default_kernel_json(), "kernel_hinge: {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
-      {"max_support_vectors", 0, "kernel_hinge: budget on support vectors (0 = none)"},
-      {"kernel_cache_mb", 1024, "kernel_hinge: kernel-row cache size (a run setting)"},
-      {"source_model", "", "transfer: model file of the source domain (w_R)"},
+// "hinge | weighted_hinge | ... | ova (one-vs-all) | ...": every row, with its gloss.
+std::string objective_help() {
+  std::string s;
+  for (const ObjectiveRow& row : kObjectiveTable) {
+    s += (s.empty() ? "" : " | ") + std::string(row.name);
+    if (!row.help.empty()) s += " (" + std::string(row.help) + ")";
+  }
+  return s;
+}
+
+// Every accepted key, in --help order (config_keys() completes the solver's help).
+std::vector<ConfigKey> key_list() {
+  return {
+      {"objective", std::string(objective_row(ObjectiveId::kHinge).name), objective_help()},
+      {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}"},
+      {"kernel", default_kernel_json(), objective_names(is_kernel) + ": {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
+      {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none)"},
+      {"kernel_cache_mb", 1024, objective_names(is_kernel) + ": kernel-row cache size (a run setting)"},
+      {"source_model", "", objective_names(needs_source) + ": model file of the source domain (w_R)"},
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
       {"solver", "auto",
        "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective) | "
-       "auto: sdca for the linear objectives (bias none or feature), else pegasos; pegasos whenever iterations, "
-       "batch_size, projection, output, average_gamma or sampling has a non-default value"},
+       "auto: sdca for the linear objectives (bias none or feature), else pegasos; pegasos whenever "},  // + below
       {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
-      {"iterations", 0, "number of Pegasos steps T; 0 = use epochs"},
-      {"batch_size", 1, "examples per step k (1 = the classic algorithm)"},
-      {"projection", true, "project onto the ball ‖w‖ ≤ 1/√λ after each step"},
-      {"output", "average", "which iterate is the model: last | average | random"},
-      {"average_gamma", 10.0, "polynomial-decay averaging weight γ ≥ 0 (0 = plain average)"},
-      {"sampling", "permutation", "uniform (with replacement) | permutation | sequential | balanced"},
+      {"iterations", 0, "number of Pegasos steps T; 0 = use epochs", true},
+      {"batch_size", 1, "examples per step k (1 = the classic algorithm)", true},
+      {"projection", true, "project onto the ball ‖w‖ ≤ 1/√λ after each step", true},
+      {"output", "average", "which iterate is the model: last | average | random", true},
+      {"average_gamma", 10.0, "polynomial-decay averaging weight γ ≥ 0 (0 = plain average)", true},
+      {"sampling", "permutation", "uniform (with replacement) | permutation | sequential | balanced", true},
       {"bias", "feature", "none | feature (constant feature, regularised) | unregularized"},
       {"seed", 42, "random seed; the same seed gives a byte-identical model"},
       {"threads", 0, "worker threads; 0 = all cores"},
@@ -102,6 +114,26 @@ const std::vector<ConfigKey>& config_keys() {
       {"max_feature_index", 2147483648.0, "largest accepted feature index"},
       {"positive_label", "", "binary: the label treated as +1 (default: the larger one)"},
   };
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& config_keys() {
+  static const std::vector<ConfigKey> keys = [] {
+    std::vector<ConfigKey> k = key_list();
+    std::vector<std::string> pegasos_only;
+    for (const ConfigKey& key : k) {
+      if (key.pegasos_only) pegasos_only.push_back(key.name);
+    }
+    std::string names;
+    for (std::size_t i = 0; i < pegasos_only.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == pegasos_only.size() ? " or " : ", ") + pegasos_only[i];
+    }
+    for (ConfigKey& key : k) {
+      if (key.name == "solver") key.help += names + " has a non-default value";
+    }
+    return k;
+  }();
   return keys;
 }
 
@@ -191,50 +223,58 @@ void reject_unknown_keys(const json& merged, const std::string& origin) {
   }
 }
 
-// objective, the kernel settings (kernel_hinge only) and class_weight.
+// objective, the kernel settings (kernel objectives only) and class_weight.
 void read_objective(const json& merged, json& all, const std::string& origin, TrainConfig& c) {
-  c.objective = choice(all["objective"], origin, "objective",
-                       {"hinge", "weighted_hinge", "transfer", "ova", "multiclass_hinge", "kernel_hinge"});
-  if (c.objective == "kernel_hinge") {
+  std::vector<std::string> names;
+  for (const ObjectiveRow& row : kObjectiveTable) names.emplace_back(row.name);
+  c.objective = *find_objective(choice(all["objective"], origin, "objective", names));
+  const std::string name(c.objective.name);
+  if (c.objective.kernel) {
     c.kernel = kernel_settings_from_json(merged, origin);
     if (!merged.contains("sampling")) all["sampling"] = "uniform";  // the paper's kernel algorithm
     all["kernel"] = kernel_settings_to_json(c.kernel)["kernel"];
   } else {
     for (const char* key : {"kernel", "max_support_vectors", "kernel_cache_mb"}) {
-      if (merged.contains(key)) fail(origin, key, "only used by objective kernel_hinge (objective is '" + c.objective + "')");
+      if (merged.contains(key)) {
+        fail(origin, key, "only used by objective " + objective_names(is_kernel) + " (objective is '" + name + "')");
+      }
     }
   }
   const json& cw = all["class_weight"];
   if (!cw.is_null()) {
-    if (c.objective != "weighted_hinge" && c.objective != "ova" && c.objective != "multiclass_hinge") {
-      fail(origin, "class_weight", "only used by objective weighted_hinge, ova or multiclass_hinge (objective is '" +
-                                       c.objective + "')");
+    if (c.objective.class_weights == ClassWeights::kUnused) {
+      fail(origin, "class_weight",
+           "only used by objective " + objective_names(uses_class_weights) + " (objective is '" + name + "')");
     }
     if (cw.is_string()) {
       if (cw != "balanced") fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}");
+      c.class_weight = BalancedClassWeights{};
     } else if (cw.is_object()) {
       if (cw.empty()) fail(origin, "class_weight", "the object names no class");
+      ClassCosts costs;
       for (const auto& [label, cost] : cw.items()) {
         const double v = number(cost, origin, "class_weight/" + label);
         if (!(v > 0)) fail(origin, "class_weight/" + label, "a cost must be > 0");
+        costs[label] = v;
       }
+      c.class_weight = std::move(costs);
     } else {
       fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}, found " + shown(cw));
     }
-  } else if (c.objective == "weighted_hinge") {
-    fail(origin, "class_weight", "objective weighted_hinge needs class_weight (\"balanced\" or {label: cost})");
+  } else if (c.objective.class_weights == ClassWeights::kRequired) {
+    fail(origin, "class_weight", "objective " + name + " needs class_weight (\"balanced\" or {label: cost})");
   }
-  c.class_weight = cw;
 }
 
 void read_source_model(json& all, const std::string& origin, TrainConfig& c) {
   if (!all["source_model"].is_string()) fail(origin, "source_model", "expected a file name");
   c.source_model = all["source_model"].get<std::string>();
-  if (c.objective == "transfer" && c.source_model.empty()) {
-    fail(origin, "source_model", "objective transfer needs source_model (a model written by pegasos train)");
+  const std::string name(c.objective.name);
+  if (c.objective.needs_source_model && c.source_model.empty()) {
+    fail(origin, "source_model", "objective " + name + " needs source_model (a model written by pegasos train)");
   }
-  if (c.objective != "transfer" && !c.source_model.empty()) {
-    fail(origin, "source_model", "only used by objective transfer (objective is '" + c.objective + "')");
+  if (!c.objective.needs_source_model && !c.source_model.empty()) {
+    fail(origin, "source_model", "only used by objective " + objective_names(needs_source) + " (objective is '" + name + "')");
   }
 }
 
@@ -271,12 +311,13 @@ void read_steps(json& all, const std::string& origin, EngineSettings& e) {
 }
 
 // solver, and which one a Pegasos-only setting asks for.
-void read_solver(json& all, const std::string& origin, const std::string& objective, EngineSettings& e) {
+void read_solver(json& all, const std::string& origin, const ObjectiveRow& objective, EngineSettings& e) {
   const std::string solver = choice(all["solver"], origin, "solver", {"pegasos", "sdca", "auto"});
   e.solver = solver == "pegasos" ? Solver::kPegasos : solver == "sdca" ? Solver::kSdca : Solver::kAuto;
   if (e.solver == Solver::kSdca) {
-    if (objective == "kernel_hinge") {
-      fail(origin, "solver", "sdca trains the linear objectives; kernel_hinge is kernel Pegasos (solver pegasos)");
+    if (!objective.sdca) {
+      fail(origin, "solver", "sdca trains the linear objectives; " + std::string(objective.name) + " is " +
+                                 std::string(objective.help) + " (solver pegasos)");
     }
     if (e.bias == BiasMode::kUnregularized) {
       fail(origin, "solver", "sdca needs bias none or feature (the unregularized bias is Pegasos-only)");
@@ -285,10 +326,10 @@ void read_solver(json& all, const std::string& origin, const std::string& object
   // A setting only Pegasos has, given a value other than its default, asks
   // for Pegasos (the paper's variant is then one setting away: output=last,
   // sampling=uniform, ...); writing a default out changes nothing.
-  for (const char* key : {"iterations", "batch_size", "projection", "output", "average_gamma", "sampling"}) {
-    if (all[key] == default_of(key)) continue;
+  for (const ConfigKey& key : config_keys()) {
+    if (!key.pegasos_only || all[key.name] == key.default_value) continue;
     if (e.solver == Solver::kAuto) e.solver = Solver::kPegasos;
-    if (e.solver == Solver::kSdca) fail(origin, key, "a Pegasos setting; solver is sdca");
+    if (e.solver == Solver::kSdca) fail(origin, key.name, "a Pegasos setting; solver is sdca");
   }
 }
 
@@ -314,21 +355,23 @@ void read_run_settings(json& all, const std::string& origin, TrainConfig& c) {
 // How the data is read: format, text features and fields, label column,
 // normalisation, the largest feature index, the positive label.
 void read_data_settings(json& all, const std::string& origin, TrainConfig& c) {
-  const std::string format =
-      choice(all["format"], origin, "format", {"auto", "libsvm", "csv", "jsonl", "text_tsv", "text_dir"});
+  std::vector<std::string> formats;
+  for (const auto& [format, name] : kDataFormatNames) formats.emplace_back(name);
+  c.read.format = parse_data_format(choice(all["format"], origin, "format", formats));
   if (!all["features"].is_null()) {
     if (!all["features"].is_object()) fail(origin, "features", "expected an object of text featurisation settings");
     try {
-      validate_text_options(text_options_from_json(all["features"], origin, "/features"));
+      c.features = text_options_from_json(all["features"], origin, "/features");
+      validate_text_options(*c.features);
     } catch (const InputError& e) {
       throw ConfigError(e.what());
     }
   }
-  c.features = all["features"];
   for (const char* key : {"text_field", "label_field"}) {
     if (!all[key].is_string() || all[key].get<std::string>().empty()) fail(origin, key, "expected a non-empty field name");
   }
-  c.read.format = format == "auto" ? DataFormat::kAuto : format == "libsvm" ? DataFormat::kLibsvm : DataFormat::kCsv;
+  c.text_field = all["text_field"].get<std::string>();
+  c.label_field = all["label_field"].get<std::string>();
   const json& lc = all["label_column"];
   if (lc.is_string()) {
     c.read.label_column_name = lc.get<std::string>();

@@ -2,8 +2,11 @@
 // structs. This is the only place that knows key names and their rules.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -12,32 +15,52 @@
 #include "core/engine.hpp"
 #include "core/model.hpp"
 #include "core/kernel_trainer.hpp"
+#include "objectives/table.hpp"
+#include "text/options.hpp"
 
 namespace pegasos {
 
+// class_weight: every cost 1 (not given), "balanced" (c_k = n / (K n_k)), or
+// a cost per label as written in the config (the data's labels; a label the
+// data lacks is an error found once the data is read).
+struct BalancedClassWeights {};
+using ClassCosts = std::map<std::string, double>;
+using ClassWeightSetting = std::variant<std::monostate, BalancedClassWeights, ClassCosts>;
+
+// The whole configuration, parsed and validated once (config_from_json);
+// nothing reads a setting back from JSON. Every member holds its value,
+// defaults included.
 struct TrainConfig {
-  std::string objective = "hinge";
-  EngineSettings engine;
-  ReadOptions read;
+  ObjectiveRow objective = objective_row(ObjectiveId::kHinge);  // its row of the objective table
+  EngineSettings engine;       // solver, λ, steps, stopping rule, seed
+  ReadOptions read;            // format (every DataFormat), CSV label column, normalize, index limit
+  std::string text_field = "text";    // JSONL: the document's field
+  std::string label_field = "label";  // JSONL: the label's field
   std::string positive_label;  // binary: which label is +1 ("" = the larger one)
-  // Per-class costs: null (all 1), "balanced", or {label: cost}.
-  nlohmann::json class_weight;
+  ClassWeightSetting class_weight;
   std::string source_model;    // transfer: path of the source model
   // transfer: the source model when the caller has already read it (it is
   // read from source_model otherwise); not a setting.
   std::shared_ptr<const Model> source;
-  nlohmann::json features;     // raw text: featurisation settings (null = defaults)
+  // Raw text: the featurisation settings; nothing when `features` is not
+  // given (the defaults then apply, and numeric data is not an error).
+  std::optional<TextOptions> features;
   KernelSettings kernel;       // objective kernel_hinge
   int threads = 0;             // 0 = all cores
   bool strict = false;         // an uncertified model is an error (exit 3), not a warning
-  nlohmann::json resolved;     // every training key with its final value
+  // Every training key with its final value, as written into model files
+  // and experiment results (a record: no code reads settings from it).
+  nlohmann::json resolved;
 };
 
-// One accepted key: name, default, and a one-line description (for --help).
+// One accepted key: name, default, a one-line description (for --help), and
+// whether a value other than the default asks for the Pegasos solver (a
+// setting only Pegasos has: `solver: auto` then picks it, `sdca` is an error).
 struct ConfigKey {
   std::string name;
   nlohmann::json default_value;
   std::string help;
+  bool pegasos_only = false;
 };
 const std::vector<ConfigKey>& config_keys();
 // The default value of a known key (std::logic_error for an unknown one).

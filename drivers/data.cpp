@@ -17,13 +17,13 @@ bool is_directory(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-TextReadOptions text_read_options(const std::string& format, const std::string& text_field,
-                                  const std::string& label_field, bool require_labels) {
+TextReadOptions text_read_options(DataFormat format, const std::string& text_field, const std::string& label_field,
+                                  bool require_labels) {
   TextReadOptions r;
-  r.format = format == "jsonl" ? TextFormat::kJsonl
-             : format == "text_tsv" ? TextFormat::kTsv
-             : format == "text_dir" ? TextFormat::kDirectory
-                                    : TextFormat::kAuto;
+  r.format = format == DataFormat::kJsonl     ? TextFormat::kJsonl
+             : format == DataFormat::kTextTsv ? TextFormat::kTsv
+             : format == DataFormat::kTextDir ? TextFormat::kDirectory
+                                              : TextFormat::kAuto;
   r.text_field = text_field;
   r.label_field = label_field;
   r.require_labels = require_labels;
@@ -32,9 +32,9 @@ TextReadOptions text_read_options(const std::string& format, const std::string& 
 
 }  // namespace
 
-bool is_text_input(const std::string& path, const std::string& format) {
-  if (format == "jsonl" || format == "text_tsv" || format == "text_dir") return true;
-  if (format != "auto") return false;
+bool is_text_input(const std::string& path, DataFormat format) {
+  if (is_text_format(format)) return true;
+  if (format != DataFormat::kAuto) return false;
   if (is_directory(path)) return true;
   std::string base = path;
   if (ends_with(base, ".gz")) base.resize(base.size() - 3);
@@ -43,10 +43,10 @@ bool is_text_input(const std::string& path, const std::string& format) {
 
 TrainingData load_training_data(const TrainConfig& config, const std::string& path,
                                 const nlohmann::json& fixed_features) {
-  const std::string format = config.resolved.value("format", "auto");
+  const DataFormat format = config.read.format;
   TrainingData out;
   if (!is_text_input(path, format)) {
-    if (!config.features.is_null()) {
+    if (config.features) {
       throw ConfigError("features: text featurisation settings given, but " + path +
                         " is numeric data (LIBSVM/CSV); raw text comes as .jsonl, a folder per class, or format text_tsv");
     }
@@ -57,16 +57,13 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
     out.data = read_dataset(path, config.read);
     return out;
   }
-  const TextCorpus corpus = read_text_corpus(
-      path, text_read_options(format, config.resolved.value("text_field", "text"),
-                              config.resolved.value("label_field", "label"), true));
+  const TextCorpus corpus =
+      read_text_corpus(path, text_read_options(format, config.text_field, config.label_field, true));
   TextFeaturizer featurizer;
   if (!fixed_features.is_null()) {
     featurizer = TextFeaturizer::from_json(fixed_features, config.source_model, "/features");
   } else {
-    featurizer = TextFeaturizer(config.features.is_null()
-                                    ? TextOptions{}
-                                    : text_options_from_json(config.features, "config", "/features"));
+    featurizer = TextFeaturizer(config.features.value_or(TextOptions{}));
     if (featurizer.needs_fit()) featurizer.fit(corpus.texts);
   }
   out.data = featurize_corpus(featurizer, corpus);
@@ -81,10 +78,12 @@ Dataset load_data_for_model(const Model& model, const std::string& path, bool re
 
 Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann::json& features,
                             const std::string& path, bool require_labels) {
-  const std::string format = data_settings.value("format", "auto");
+  // A model file's format name; a name this pegasos does not know reads as
+  // neither text nor a fixed numeric format (as auto for numeric files).
+  bool known = false;
+  const DataFormat format = parse_data_format(data_settings.value("format", "auto"), &known);
   const bool text_model = !features.is_null();
-  const bool text_data = is_text_input(path, text_model && format == "auto" ? "auto" : format) ||
-                         (text_model && is_text_input(path, "auto"));
+  const bool text_data = (known && is_text_input(path, format)) || (text_model && is_text_input(path, DataFormat::kAuto));
   if (text_model != text_data) {
     throw InputError(path + (text_model ? ": the model was trained on raw text (it featurises .jsonl, text_tsv or a folder "
                                           "per class), but this is numeric data"
@@ -93,7 +92,7 @@ Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann:
   if (!text_model) {
     ReadOptions r;
     r.require_labels = require_labels;
-    r.format = format == "csv" ? DataFormat::kCsv : format == "libsvm" ? DataFormat::kLibsvm : DataFormat::kAuto;
+    r.format = format == DataFormat::kCsv ? DataFormat::kCsv : format == DataFormat::kLibsvm ? DataFormat::kLibsvm : DataFormat::kAuto;
     r.normalize_rows = data_settings.value("normalize", "none") == "l2";
     if (auto it = data_settings.find("label_column"); it != data_settings.end()) {
       if (it->is_string()) r.label_column_name = it->get<std::string>();
@@ -103,8 +102,8 @@ Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann:
   }
   const TextFeaturizer featurizer = TextFeaturizer::from_json(features, "model", "/features");
   const TextCorpus corpus = read_text_corpus(
-      path, text_read_options(format, data_settings.value("text_field", "text"), data_settings.value("label_field", "label"),
-                              require_labels));
+      path, text_read_options(known ? format : DataFormat::kAuto, data_settings.value("text_field", "text"),
+                              data_settings.value("label_field", "label"), require_labels));
   Dataset ds = featurize_corpus(featurizer, corpus);
   if (data_settings.value("normalize", "none") == "l2") ds.normalize_rows();
   return ds;

@@ -13,8 +13,9 @@
 
 namespace pegasos {
 
-// True when `path` with the configured `format` is a raw-text corpus.
-bool is_text_input(const std::string& path, const std::string& format);
+// True when `path` read as `format` is a raw-text corpus (kAuto: a folder,
+// or .jsonl / .ndjson / .json, optionally .gz).
+bool is_text_input(const std::string& path, DataFormat format);
 
 struct TrainingData {
   Dataset data;

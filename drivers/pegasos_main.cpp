@@ -127,28 +127,27 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
 
   nlohmann::json source_features;
-  if (config.objective == "transfer") {  // check the source model before reading any data
+  if (config.objective.needs_source_model) {  // check the source model before reading any data
     config.source = std::make_shared<const Model>(load_model(config.source_model));  // read once
     const Model& source = *config.source;
-    const bool text_target = is_text_input(data_path, config.resolved.value("format", "auto"));
+    const bool text_target = is_text_input(data_path, config.read.format);
     if (source.features.is_null() == text_target) {
       throw InputError(config.source_model + ": the source model was trained on " +
                        (source.features.is_null() ? "numeric features" : "raw text") + " but " + data_path + " is " +
                        (text_target ? "raw text" : "numeric data") + " (featurizations differ)");
     }
-    if (!source.features.is_null() && !config.features.is_null() &&
-        text_options_to_json(text_options_from_json(config.features, "config", "/features")) !=
-            source.features.value("options", nlohmann::json::object())) {
+    if (!source.features.is_null() && config.features &&
+        text_options_to_json(*config.features) != source.features.value("options", nlohmann::json::object())) {
       throw ConfigError("features: differ from the source model's featurization (" + config.source_model +
                         "); transfer re-uses the source featurizer, so leave features unset");
     }
     source_features = source.features;
   }
-  check_input_kind(config, is_text_input(data_path, config.resolved.value("format", "auto")));  // before reading
+  check_input_kind(config, is_text_input(data_path, config.read.format));  // before reading
   TrainingData loaded = load_training_data(config, data_path, source_features);
   Dataset& train = loaded.data;
   const double load_seconds = seconds_since(start);
-  prepare_labels(config, train);
+  check_config_against_data(config, train);
   Progress progress(quiet);
   const auto train_start = Clock::now();
   AnyModel trained = train_any_model(config, train, loaded.features, [&](const EpochInfo& e) { return progress(e); });
@@ -252,7 +251,7 @@ int run_featurize(const std::string& config_path, const std::vector<std::string>
     TrainConfig config = load_train_config(config_path, sets);
     data = load_training_data(config, data_path).data;
     if (data.classes.size() == 2 && !config.positive_label.empty()) {
-      config.objective = "hinge";  // only the choice of the positive class applies here
+      config.objective = objective_row(ObjectiveId::kHinge);  // only the choice of the positive class applies here
       prepare_labels(config, data);
     }
   }

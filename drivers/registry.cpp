@@ -21,30 +21,17 @@ std::string class_list(const std::vector<std::string>& classes) {
   return s;
 }
 
-bool is_binary_objective(const std::string& objective) {
-  return objective == "hinge" || objective == "weighted_hinge" || objective == "transfer";
-}
-
-// Cost per class id from the class_weight setting (all 1 when null).
-std::vector<double> class_costs(const nlohmann::json& class_weight, const Dataset& data) {
+// Cost per class id from the class_weight setting (all 1 when not given).
+std::vector<double> class_costs(const ClassWeightSetting& class_weight, const Dataset& data) {
   const std::size_t K = data.classes.size();
   std::vector<double> cost(K, 1.0);
-  if (class_weight.is_null()) return cost;
-  if (class_weight.is_string()) {  // "balanced": n / (K · n_k)
+  if (std::holds_alternative<BalancedClassWeights>(class_weight)) {  // n / (K · n_k)
     const auto counts = data.class_counts();
     for (std::size_t k = 0; k < K; ++k) {
       cost[k] = static_cast<double>(data.size()) / (static_cast<double>(K) * static_cast<double>(counts[k]));
     }
-    return cost;
-  }
-  for (const auto& [label, value] : class_weight.items()) {
-    const std::string name = canonical_label(label);
-    auto it = std::find(data.classes.begin(), data.classes.end(), name);
-    if (it == data.classes.end()) {
-      throw ConfigError("class_weight: label '" + label + "' does not occur in " + data.source + " (labels: " +
-                        class_list(data.classes) + ")");
-    }
-    cost[static_cast<std::size_t>(it - data.classes.begin())] = value.get<double>();
+  } else if (const ClassCosts* costs = std::get_if<ClassCosts>(&class_weight)) {
+    for (const auto& [label, value] : *costs) cost[class_of_label(data, label)] = value;
   }
   return cost;
 }
@@ -62,7 +49,7 @@ nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 // d = 10⁷) are not copied.
 Model package(const TrainConfig& config, const Dataset& train, TrainResult r, double regulariser) {
   Model m;
-  m.objective = config.objective;
+  m.objective = std::string(config.objective.name);
   m.classes = train.classes;
   m.dimension = r.dimension;
   m.outputs = r.outputs;
@@ -97,21 +84,28 @@ double plain_regulariser(double lambda, const TrainResult& r, BiasMode bias) {
   return lambda / 2 * sq;
 }
 
-Model train_transfer(const TrainConfig& config, const Dataset& train,
-                     const std::function<bool(const EpochInfo&)>& on_epoch) {
-  const std::shared_ptr<const Model> loaded =
-      config.source ? config.source : std::make_shared<const Model>(load_model(config.source_model));
-  const Model& source = *loaded;
+// The source model of a transfer config fits the training data: the same
+// labels, binary, the same row normalisation. Throws InputError.
+void check_source_model(const TrainConfig& config, const Model& source, const Dataset& train) {
   if (source.classes != train.classes) {
     throw InputError(config.source_model + ": the source model's labels (" + class_list(source.classes) +
                      ") differ from the training data's (" + class_list(train.classes) + ")");
   }
   if (!source.binary()) throw InputError(config.source_model + ": transfer needs a binary source model");
-  if (source.settings.value("normalize", "none") != config.resolved.value("normalize", "none")) {
+  const std::string normalize = config.read.normalize_rows ? "l2" : "none";
+  if (source.settings.value("normalize", "none") != normalize) {
     throw InputError(config.source_model + ": the source model was trained with normalize=" +
-                     source.settings.value("normalize", "none") + ", the target with normalize=" +
-                     config.resolved.value("normalize", "none") + " (featurizations differ)");
+                     source.settings.value("normalize", "none") + ", the target with normalize=" + normalize +
+                     " (featurizations differ)");
   }
+}
+
+Model train_transfer(const TrainConfig& config, const Dataset& train,
+                     const std::function<bool(const EpochInfo&)>& on_epoch) {
+  const std::shared_ptr<const Model> loaded =
+      config.source ? config.source : std::make_shared<const Model>(load_model(config.source_model));
+  const Model& source = *loaded;
+  check_source_model(config, source, train);  // again: callers of train_model may not have checked
   // o_i = w_R·x_i once per example; w_R is zero where the source never saw a feature.
   std::vector<double> offset(train.size());
   tbb::parallel_for(std::size_t{0}, train.size(), [&](std::size_t i) {
@@ -140,16 +134,42 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
 
 }  // namespace
 
+void check_config_against_data(const TrainConfig& config, Dataset& train, const std::string& point) {
+  prepare_labels(config, train);
+  if (const ClassCosts* costs = std::get_if<ClassCosts>(&config.class_weight)) {
+    for (const auto& [label, cost] : *costs) {
+      try {
+        class_of_label(train, label);
+      } catch (const ConfigError& e) {
+        if (point.empty()) throw;
+        throw ConfigError("grid point " + point + ": " + e.what());
+      }
+    }
+  }
+  if (config.source) check_source_model(config, *config.source, train);
+}
+
+std::size_t class_of_label(const Dataset& data, const std::string& label) {
+  const std::string name = canonical_label(label);
+  auto it = std::find(data.classes.begin(), data.classes.end(), name);
+  if (it == data.classes.end()) {
+    throw ConfigError("class_weight: label '" + label + "' does not occur in " + data.source + " (labels: " +
+                      class_list(data.classes) + ")");
+  }
+  return static_cast<std::size_t>(it - data.classes.begin());
+}
+
 void prepare_labels(const TrainConfig& config, Dataset& train) {
   if (train.classes.size() < 2) {
     throw InputError(train.source + ": only one class (" + class_list(train.classes) +
                      ") in the training data; a classifier needs at least two");
   }
-  const bool binary = is_binary_objective(config.objective) || train.classes.size() == 2;
-  if (is_binary_objective(config.objective) && train.classes.size() != 2) {
-    throw InputError(train.source + ": objective '" + config.objective + "' is binary but the data has " +
+  const bool binary = !config.objective.multiclass || train.classes.size() == 2;
+  if (!config.objective.multiclass && train.classes.size() != 2) {
+    throw InputError(train.source + ": objective '" + std::string(config.objective.name) + "' is binary but the data has " +
                      std::to_string(train.classes.size()) + " classes (" + class_list(train.classes) +
-                     "); use objective ova or multiclass_hinge");
+                     "); use objective " +
+                     objective_names([](const ObjectiveRow& row) { return row.multiclass && !row.kernel; }));
   }
   if (!config.positive_label.empty()) {
     if (!binary) throw ConfigError("positive_label: only meaningful for two classes");
@@ -174,19 +194,21 @@ Model train_model(const TrainConfig& config, const Dataset& train,
     return package(config, train, std::move(r), regulariser);
   };
 
-  if (config.objective == "hinge") return binary_result(train_with_solver(train, Hinge(1), s, on_epoch));
-  if (config.objective == "weighted_hinge") return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
-  if (config.objective == "transfer") return train_transfer(config, train, on_epoch);
-  if (config.objective == "multiclass_hinge") {
-    return binary_result(train_with_solver(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch));
+  switch (config.objective.id) {
+    case ObjectiveId::kHinge: return binary_result(train_with_solver(train, Hinge(1), s, on_epoch));
+    case ObjectiveId::kWeightedHinge:
+      return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
+    case ObjectiveId::kTransfer: return train_transfer(config, train, on_epoch);
+    case ObjectiveId::kMulticlassHinge:
+      return binary_result(train_with_solver(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch));
+    case ObjectiveId::kOva:
+      // Two classes: one-vs-all is the binary problem itself.
+      if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
+      return binary_result(train_one_vs_all(train, static_cast<int>(K), s,
+                                            [&](int k) { return WeightedHinge(k, cost, cbar); }));
+    case ObjectiveId::kKernelHinge: break;  // a kernel model: train_any_model (drivers/any_model.cpp)
   }
-  if (config.objective == "ova") {
-    // Two classes: one-vs-all is the binary problem itself.
-    if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
-    return binary_result(train_one_vs_all(train, static_cast<int>(K), s,
-                                          [&](int k) { return WeightedHinge(k, cost, cbar); }));
-  }
-  throw ConfigError("objective: '" + config.objective + "' is not available");
+  throw ConfigError("objective: '" + std::string(config.objective.name) + "' is not available");
 }
 
 double model_objective(const Model& model, const Dataset& data) {
@@ -208,13 +230,16 @@ double model_objective(const Model& model, const Dataset& data) {
     cost = it->get<std::vector<double>>();
   }
   // The objective's mean cost only sets a projection radius: irrelevant here.
-  const std::string& o = model.objective;
-  if (o == "hinge" || o == "transfer") return regulariser + mean_loss(data, Hinge(1), model.weights, model.bias, rows);
+  const ObjectiveRow* row = find_objective(model.objective);
+  const auto is = [&](ObjectiveId id) { return row != nullptr && row->id == id; };
+  if (is(ObjectiveId::kHinge) || is(ObjectiveId::kTransfer)) {
+    return regulariser + mean_loss(data, Hinge(1), model.weights, model.bias, rows);
+  }
   if (model.binary()) return regulariser + mean_loss(data, WeightedHinge(1, cost, 1.0), model.weights, model.bias, rows);
-  if (o == "multiclass_hinge") {
+  if (is(ObjectiveId::kMulticlassHinge)) {
     return regulariser + mean_loss(data, MulticlassHinge(static_cast<int>(K), cost, 1.0), model.weights, model.bias, rows);
   }
-  if (o == "ova") {  // sum of the K binary objectives
+  if (is(ObjectiveId::kOva)) {  // sum of the K binary objectives
     double loss = 0.0;
     for (std::size_t k = 0; k < K; ++k) {
       std::vector<double> w(model.dimension);

@@ -14,6 +14,19 @@ namespace pegasos {
 // put it in the order the model will use. Throws InputError.
 void prepare_labels(const TrainConfig& config, Dataset& train);
 
+// Everything about `config` that needs the data, checked once the data is
+// read and before training (by `train` and by `run` for every grid point):
+// prepare_labels (classes vs objective, positive_label), every class_weight
+// label occurs, and a transfer config's source model (config.source, when
+// loaded) has the data's labels, is binary and normalises rows alike.
+// `point` names an experiment's grid point in class_weight messages ("" for
+// none). Throws InputError / ConfigError.
+void check_config_against_data(const TrainConfig& config, Dataset& train, const std::string& point = "");
+
+// The class id of a label as written in class_weight (numbers normalised);
+// ConfigError naming the label and the data's labels when it does not occur.
+std::size_t class_of_label(const Dataset& data, const std::string& label);
+
 // Train the configured objective on `train` (labels prepared) and package
 // the model. `on_epoch` may be empty.
 Model train_model(const TrainConfig& config, const Dataset& train,

@@ -24,7 +24,7 @@ std::string class_list(const std::vector<std::string>& classes) {
 json load_sources(const Experiment& e, const TrainConfig& base, LoadedData& d) {
   auto& sources = d.sources;
   for (const GridPoint& p : e.points) {
-    if (p.config.objective == "transfer" && !sources.count(p.config.source_model)) {
+    if (p.config.objective.needs_source_model && !sources.count(p.config.source_model)) {
       sources.emplace(p.config.source_model, std::make_shared<const Model>(load_model(p.config.source_model)));
     }
   }
@@ -35,31 +35,12 @@ json load_sources(const Experiment& e, const TrainConfig& base, LoadedData& d) {
     if (!fixed_features.is_null() && fixed_features != model.features) {
       throw ConfigError("source_model: " + path + " and another source model featurise text differently");
     }
-    if (!base.features.is_null()) {
+    if (base.features) {
       throw ConfigError("features: transfer re-uses the featurizer of " + path + ", so leave features unset");
     }
     fixed_features = model.features;
   }
   return fixed_features;
-}
-
-// The source models' labels and every point's class_weight labels must be the data's.
-void check_labels(const Experiment& e, const LoadedData& d, const Dataset& source) {
-  for (const auto& [path, model] : d.sources) {
-    if (model->classes != source.classes || !model->binary()) {
-      throw InputError(path + ": the source model's labels (" + class_list(model->classes) +
-                       ") differ from the training data's (" + class_list(source.classes) + ")");
-    }
-  }
-  for (const GridPoint& p : e.points) {
-    if (!p.config.class_weight.is_object()) continue;
-    for (const auto& [label, cost] : p.config.class_weight.items()) {
-      if (std::find(source.classes.begin(), source.classes.end(), canonical_label(label)) == source.classes.end()) {
-        throw ConfigError("grid point " + p.params.dump() + ": class_weight: label '" + label + "' does not occur in " +
-                          source.source + " (labels: " + class_list(source.classes) + ")");
-      }
-    }
-  }
 }
 
 // d.pool and d.test from the training data: the test file read with the
@@ -134,13 +115,16 @@ LoadedData load_data(const Experiment& e) {
   // Raw text: the featurizer (vocabulary, idf) is fitted once on the whole
   // training file; with folds or a holdout that includes the held-out rows'
   // texts (never their labels).
-  const bool raw_text = is_text_input(source_path, base.resolved.value("format", "auto"));
+  const bool raw_text = is_text_input(source_path, base.read.format);
   for (const GridPoint& p : e.points) check_input_kind(p.config, raw_text);  // before reading the data
   TrainingData loaded = load_training_data(base, source_path, fixed_features);
   Dataset source = std::move(loaded.data);
   d.features = std::move(loaded.features);
-  for (const GridPoint& p : e.points) prepare_labels(p.config, source);  // same label order for every point
-  check_labels(e, d, source);
+  for (const GridPoint& p : e.points) {  // the same label order for every point
+    TrainConfig config = p.config;
+    if (config.objective.needs_source_model) config.source = d.sources.at(config.source_model);
+    check_config_against_data(config, source, p.params.dump());
+  }
   split_test(e, base, std::move(source), d);
   make_cv_folds(e, d);
   return d;

@@ -108,7 +108,7 @@ Evaluation evaluate(const AnyModel& model, const Dataset& data, std::optional<do
 // The point's config for this run: its seed, and the experiment's trace settings.
 TrainConfig run_config(const Experiment& e, const LoadedData& d, const RunSpec& spec) {
   TrainConfig config = e.points[spec.point].config;
-  if (config.objective == "transfer") config.source = d.sources.at(config.source_model);
+  if (config.objective.needs_source_model) config.source = d.sources.at(config.source_model);
   config.engine.seed = spec.seed;
   config.resolved["seed"] = spec.seed;
   if (e.trace_every > 0) {
@@ -156,7 +156,7 @@ Trained train_traced(const TrainConfig& config, const Dataset& train, const Data
   const auto start = Clock::now();
   const double cpu_start = thread_cpu_seconds();
   // Transfer exposes only the correction u of w = w_R + u: no error trace.
-  const bool error_trace = config.objective != "transfer";
+  const bool error_trace = !config.objective.needs_source_model;
   auto on_epoch = [&](const auto& info) -> bool {
     if (!info.traced || !info.has_objective) return true;  // traced: only with e.trace_every > 0
     TracePoint p;

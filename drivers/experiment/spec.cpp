@@ -257,7 +257,7 @@ void parse_grid(const json& j, const std::string& origin, Experiment& e) {
     GridPoint g;
     g.params = p;
     g.config = config_from_json(merged, origin + ": grid point " + (p.empty() ? std::string("(base)") : p.dump()));
-    if (g.config.objective == "transfer") require_file(g.config.source_model, origin, "source_model");
+    if (g.config.objective.needs_source_model) require_file(g.config.source_model, origin, "source_model");
     e.points.push_back(std::move(g));
   }
 }
