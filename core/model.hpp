@@ -1,5 +1,6 @@
 // A trained linear model: label mapping, weights, bias, and everything needed
-// to apply it again (reader settings, training settings), stored as JSON.
+// to apply it again (reader settings, training settings). Model files are
+// read and written by io/model_json.hpp.
 //
 // File format (format_version 1):
 //   { "format_version": 1, "kind": "linear", "objective": "hinge",
@@ -21,8 +22,6 @@
 
 namespace pegasos {
 
-inline constexpr int kModelFormatVersion = 1;
-
 struct Model : ModelHeader {
   Model() : ModelHeader("hinge") {}
 
@@ -39,14 +38,5 @@ struct Model : ModelHeader {
   // λ/2‖W‖² (bias excluded unless it is a regularised feature; see settings).
   double weight_squared_norm() const;
 };
-
-// Serialise (throws std::logic_error on non-finite weights: a model file never
-// contains NaN) and parse (throws InputError naming the file and JSON field).
-std::string model_to_json(const Model& model);
-Model model_from_json(const std::string& text, const std::string& name);
-Model model_from_json_value(const nlohmann::json& j, const std::string& name);  // already parsed
-
-void save_model(const Model& model, const std::string& path);  // atomic
-Model load_model(const std::string& path);
 
 }  // namespace pegasos

@@ -5,11 +5,12 @@
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
-#include "core/json_checks.hpp"
+#include "io/json_checks.hpp"
 #include "core/kernel_trainer.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
 #include "io/kernel_model_json.hpp"
+#include "io/model_json.hpp"
 #include "io/model_sections_json.hpp"
 
 namespace pegasos {

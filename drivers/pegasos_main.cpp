@@ -31,6 +31,7 @@
 #include "drivers/experiment.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/report.hpp"
+#include "io/model_json.hpp"
 #include "text/options.hpp"
 
 namespace pegasos {

@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/ova_trainer.hpp"
+#include "io/model_json.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/multiclass_hinge.hpp"
 #include "objectives/transfer_hinge.hpp"

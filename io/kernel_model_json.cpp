@@ -6,7 +6,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
-#include "core/json_checks.hpp"
+#include "io/json_checks.hpp"
 #include "core/kernel_trainer.hpp"
 #include "io/model_sections_json.hpp"
 

@@ -29,6 +29,7 @@
 #include "core/errors.hpp"
 #include "core/model.hpp"
 #include "core/random.hpp"
+#include "io/model_json.hpp"
 #include "tests/test_util.hpp"
 
 extern char** environ;

@@ -28,6 +28,7 @@
 #include "core/errors.hpp"
 #include "core/model.hpp"
 #include "core/random.hpp"
+#include "io/model_json.hpp"
 #include "tests/test_util.hpp"
 
 namespace {

@@ -13,6 +13,7 @@
 #include "core/ova_trainer.hpp"
 #include "drivers/config.hpp"
 #include "drivers/registry.hpp"
+#include "io/model_json.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/multiclass_hinge.hpp"
 #include "objectives/transfer_hinge.hpp"

@@ -15,6 +15,7 @@
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
+#include "io/model_json.hpp"
 #include "tests/test_util.hpp"
 
 using namespace pegasos;

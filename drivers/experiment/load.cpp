@@ -7,6 +7,7 @@
 #include "drivers/data.hpp"
 #include "drivers/experiment/common.hpp"
 #include "drivers/registry.hpp"
+#include "io/model_json.hpp"
 
 namespace pegasos::experiment_detail {
 namespace {

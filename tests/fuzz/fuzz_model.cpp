@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/model.hpp"
+#include "io/model_json.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

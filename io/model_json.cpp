@@ -1,0 +1,283 @@
+#include "io/model_json.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <new>
+#include <stdexcept>
+
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "io/json_checks.hpp"
+
+namespace pegasos {
+namespace {
+
+using nlohmann::json;
+
+// Store an output's weights sparsely when at most this fraction is non-zero
+// (text models: a few thousand of 2^20 buckets).
+constexpr double kSparseBelow = 0.5;
+
+using json_checks::bad;
+using json_checks::finite_number;
+
+const json& need(const json& j, const std::string& key, const std::string& name) {
+  return json_checks::need(j, key, name, "", "pegasos model");
+}
+
+// The optional objects settings / data / training: absent, or an object whose
+// fields that predict, eval and transfer read have the right type (a wrong
+// type would otherwise surface later as an internal JSON error). Unknown
+// fields are kept: newer writers may add some (forward compatible).
+json optional_object(const json& j, const std::string& key, const std::string& name) {
+  auto it = j.find(key);
+  if (it == j.end()) return json::object();
+  if (!it->is_object()) bad(name, "/" + key, "expected an object, found " + std::string(it->type_name()));
+  return *it;
+}
+
+void check_string_fields(const json& o, const std::string& key, std::initializer_list<const char*> fields,
+                         const std::string& name) {
+  for (const char* f : fields) {
+    if (auto it = o.find(f); it != o.end() && !it->is_string()) {
+      bad(name, "/" + key + "/" + f, "expected a string, found " + std::string(it->type_name()));
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Appends a number as JSON: the shortest text that reads back to the same
+// double (std::to_chars), so a model file round-trips bit for bit.
+template <class T>
+void append_number(std::string& out, T v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// A JSON array of numbers, kPerLine to a line.
+template <class Get>
+void append_array(std::string& out, std::size_t count, Get&& get) {
+  constexpr std::size_t kPerLine = 10;
+  out += '[';
+  for (std::size_t e = 0; e < count; ++e) {
+    if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
+    append_number(out, get(e));
+  }
+  out += ']';
+}
+
+}  // namespace
+
+std::string model_to_json(const Model& m) {
+  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  for (double b : m.bias) {
+    if (!std::isfinite(b)) throw std::logic_error("refusing to save a model with a non-finite bias");
+  }
+  json j = {{"format_version", kModelFormatVersion},
+            {"kind", "linear"},
+            {"objective", m.objective},
+            {"classes", m.classes},
+            {"dimension", m.dimension},
+            {"outputs", m.outputs},
+            {"bias_mode", m.bias_mode},
+            {"bias", m.bias},
+            {"settings", m.settings},
+            {"data", m.data},
+            {"training", m.training},
+            {"features", m.features}};
+  // Invalid UTF-8 can only come from a --set string (labels are checked when
+  // read); replace it rather than fail after training.
+  std::string out = j.dump(1, ' ', false, json::error_handler_t::replace);
+  // The weights (millions of numbers for hashed or huge feature spaces) are
+  // written directly rather than through a JSON tree: an object per number
+  // made saving a 10^7-feature model take seconds. They go last, which is
+  // also where the sorted keys would put them.
+  if (out.size() < 2 || out.compare(out.size() - 2, 2, "\n}") != 0) {
+    throw std::logic_error("model_to_json: unexpected JSON layout");
+  }
+  out.resize(out.size() - 2);
+  out += ",\n \"weights\": [";
+  for (std::size_t k = 0; k < K; ++k) {
+    std::size_t nonzero = 0;
+    for (std::size_t j = 0; j < m.dimension; ++j) {
+      const double w = m.weights[j * K + k];
+      if (!std::isfinite(w)) {
+        throw std::logic_error("refusing to save a model with a non-finite weight (feature " + std::to_string(j + 1) + ")");
+      }
+      nonzero += w != 0.0;
+    }
+    out += k == 0 ? "\n  " : ",\n  ";
+    // Sparse when at most kSparseBelow of the weights are non-zero.
+    if (static_cast<double>(nonzero) < kSparseBelow * static_cast<double>(m.dimension)) {
+      std::vector<std::uint32_t> idx;
+      idx.reserve(nonzero);
+      for (std::size_t j = 0; j < m.dimension; ++j) {
+        if (m.weights[j * K + k] != 0.0) idx.push_back(static_cast<std::uint32_t>(j));
+      }
+      out += "{\"indices\": ";
+      append_array(out, idx.size(), [&](std::size_t e) { return std::uint64_t{idx[e]} + 1; });
+      out += ",\n   \"values\": ";
+      append_array(out, idx.size(), [&](std::size_t e) { return m.weights[idx[e] * K + k]; });
+      out += '}';
+    } else {
+      append_array(out, m.dimension, [&](std::size_t e) { return m.weights[e * K + k]; });
+    }
+  }
+  out += K > 0 ? "\n ]\n}\n" : "]\n}\n";
+  return out;
+}
+
+Model model_from_json(const std::string& text, const std::string& name) {
+  return model_from_json_value(json_checks::parse_model_file(text, name), name);
+}
+
+namespace {
+
+// objective, classes, bias_mode, dimension and outputs, checked against each other.
+void read_model_header(const json& j, const std::string& name, Model& m) {
+  try {
+    m.objective = need(j, "objective", name).get<std::string>();
+    m.classes = need(j, "classes", name).get<std::vector<std::string>>();
+    m.bias_mode = need(j, "bias_mode", name).get<std::string>();
+  } catch (const json::type_error& e) {
+    throw InputError(name + ": wrong type in model file: " + e.what());
+  }
+  const json& dim = need(j, "dimension", name);
+  if (!dim.is_number_unsigned() || dim.get<std::uint64_t>() > (std::uint64_t{1} << 32) - 1) {
+    bad(name, "/dimension", "expected a non-negative 32-bit integer");
+  }
+  m.dimension = dim.get<std::uint32_t>();
+  const json& outputs = need(j, "outputs", name);
+  if (!outputs.is_number_unsigned() || outputs.get<std::uint64_t>() < 1 || outputs.get<std::uint64_t>() > 1000000) {
+    bad(name, "/outputs", "expected a positive integer");
+  }
+  m.outputs = outputs.get<int>();
+  if (m.classes.size() < 2) bad(name, "/classes", "a model needs at least two classes");
+  for (std::size_t a = 0; a < m.classes.size(); ++a) {
+    for (std::size_t b = 0; b < a; ++b) {
+      if (m.classes[a] == m.classes[b]) bad(name, "/classes/" + std::to_string(a), "class '" + m.classes[a] + "' is repeated");
+    }
+  }
+  if (m.bias_mode != "none" && m.bias_mode != "feature" && m.bias_mode != "unregularized") {
+    bad(name, "/bias_mode", "expected none, feature or unregularized, found '" + m.bias_mode + "'");
+  }
+  const std::size_t expected_outputs = m.classes.size() == 2 ? 1 : m.classes.size();
+  if (static_cast<std::size_t>(m.outputs) != expected_outputs) {
+    bad(name, "/outputs", std::to_string(m.outputs) + " outputs do not match " + std::to_string(m.classes.size()) + " classes");
+  }
+}
+
+// Weight vector k stored sparse, {"indices": [1-based, increasing], "values": [...]}.
+void read_sparse_weights(const json& wk, const std::string& name, const std::string& field, std::size_t k, Model& m) {
+  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  const json& idx = need(wk, "indices", name);
+  const json& val = need(wk, "values", name);
+  if (!idx.is_array() || !val.is_array() || idx.size() != val.size()) {
+    bad(name, field, "indices and values must be arrays of equal length");
+  }
+  std::uint64_t previous = 0;
+  for (std::size_t e = 0; e < idx.size(); ++e) {
+    if (!idx[e].is_number_unsigned()) bad(name, field + "/indices/" + std::to_string(e), "expected a positive integer");
+    const std::uint64_t i = idx[e].get<std::uint64_t>();
+    if (i == 0 || i > m.dimension || i <= previous) {
+      bad(name, field + "/indices/" + std::to_string(e), "index " + std::to_string(i) + " is out of order or outside 1.." + std::to_string(m.dimension));
+    }
+    previous = i;
+    m.weights[(i - 1) * K + k] = finite_number(val[e], name, field + "/values/" + std::to_string(e));
+  }
+}
+
+// bias (K numbers) and weights (K vectors, dense arrays or sparse objects),
+// into the feature-major m.weights.
+void read_model_weights(const json& j, const std::string& name, Model& m) {
+  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  const json& bias = need(j, "bias", name);
+  if (!bias.is_array() || bias.size() != K) bad(name, "/bias", "expected an array of " + std::to_string(K) + " numbers");
+  for (std::size_t k = 0; k < K; ++k) m.bias.push_back(finite_number(bias[k], name, "/bias/" + std::to_string(k)));
+
+  const json& weights = need(j, "weights", name);
+  if (!weights.is_array() || weights.size() != K) bad(name, "/weights", "expected " + std::to_string(K) + " weight vectors");
+  if (static_cast<std::uint64_t>(m.dimension) * K > (std::uint64_t{1} << 34)) bad(name, "/dimension", "too large");
+  // Shapes first, so a small corrupt file cannot make us allocate dimension × K.
+  for (std::size_t k = 0; k < K; ++k) {
+    const json& wk = weights[k];
+    if (wk.is_array() && wk.size() != m.dimension) {
+      bad(name, "/weights/" + std::to_string(k),
+          "has " + std::to_string(wk.size()) + " entries, dimension is " + std::to_string(m.dimension));
+    }
+  }
+  try {
+    m.weights.assign(static_cast<std::size_t>(m.dimension) * K, 0.0);
+  } catch (const std::bad_alloc&) {
+    bad(name, "/dimension", std::to_string(m.dimension) + " features × " + std::to_string(K) +
+                                " outputs do not fit in memory");
+  }
+  for (std::size_t k = 0; k < K; ++k) {
+    const json& wk = weights[k];
+    const std::string field = "/weights/" + std::to_string(k);
+    if (wk.is_array()) {
+      for (std::size_t d = 0; d < m.dimension; ++d) m.weights[d * K + k] = finite_number(wk[d], name, field + "/" + std::to_string(d));
+    } else if (wk.is_object()) {
+      read_sparse_weights(wk, name, field, k, m);
+    } else {
+      bad(name, field, "expected an array or {indices, values}");
+    }
+  }
+}
+
+// The optional sections: settings, data (reader settings), training, features.
+void read_model_sections(const json& j, const std::string& name, Model& m) {
+  m.settings = optional_object(j, "settings", name);
+  if (auto it = m.settings.find("lambda"); it != m.settings.end()) {
+    if (!(finite_number(*it, name, "/settings/lambda") >= 0)) bad(name, "/settings/lambda", "must be >= 0");
+  }
+  check_string_fields(m.settings, "settings", {"normalize", "format"}, name);
+  m.data = optional_object(j, "data", name);
+  check_string_fields(m.data, "data", {"format", "normalize", "text_field", "label_field"}, name);
+  if (auto it = m.data.find("label_column"); it != m.data.end() && !it->is_string() && !it->is_number_integer()) {
+    bad(name, "/data/label_column", "expected an integer or a column name, found " + it->dump());
+  }
+  m.training = optional_object(j, "training", name);
+  if (auto it = m.training.find("class_cost"); it != m.training.end()) {
+    if (!it->is_array() || it->size() != m.classes.size()) {
+      bad(name, "/training/class_cost", "expected an array of " + std::to_string(m.classes.size()) + " numbers");
+    }
+    for (std::size_t c = 0; c < it->size(); ++c) {
+      const std::string field = "/training/class_cost/" + std::to_string(c);
+      if (!(finite_number((*it)[c], name, field) > 0)) bad(name, field, "must be > 0");
+    }
+  }
+  if (auto it = m.training.find("regularizer"); it != m.training.end() && !it->is_null()) {
+    finite_number(*it, name, "/training/regularizer");
+  }
+  if (auto it = j.find("features"); it != j.end() && !it->is_null()) {
+    if (!it->is_object()) bad(name, "/features", "expected an object (the text featurizer) or null");
+    m.features = *it;
+  }
+}
+
+}  // namespace
+
+Model model_from_json_value(const json& j, const std::string& name) {
+  json_checks::check_model_header(j, name, kModelFormatVersion, "pegasos model");
+  const json& kind = need(j, "kind", name);
+  if (kind != "linear") bad(name, "/kind", "unsupported model kind " + kind.dump());
+
+  Model m;
+  read_model_header(j, name, m);
+  read_model_weights(j, name, m);
+  read_model_sections(j, name, m);
+  return m;
+}
+
+void save_model(const Model& model, const std::string& path) { write_file_atomic(path, model_to_json(model)); }
+
+Model load_model(const std::string& path) { return model_from_json(read_file_bytes(path), path); }
+
+}  // namespace pegasos

@@ -1,0 +1,24 @@
+// Linear model files (format in core/model.hpp): the JSON of a Model,
+// written from it and read with every field checked.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model.hpp"
+
+namespace pegasos {
+
+inline constexpr int kModelFormatVersion = 1;
+
+// Serialise (throws std::logic_error on non-finite weights: a model file never
+// contains NaN) and parse (throws InputError naming the file and JSON field).
+std::string model_to_json(const Model& model);
+Model model_from_json(const std::string& text, const std::string& name);
+Model model_from_json_value(const nlohmann::json& j, const std::string& name);  // already parsed
+
+void save_model(const Model& model, const std::string& path);  // atomic
+Model load_model(const std::string& path);
+
+}  // namespace pegasos
