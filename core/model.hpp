@@ -15,8 +15,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/dataset.hpp"
 #include "core/model_header.hpp"
 
@@ -28,14 +26,25 @@ struct Model : ModelHeader {
   std::string bias_mode = "feature";
   std::vector<double> weights;     // dimension × outputs, feature-major
   std::vector<double> bias;        // outputs
-  nlohmann::json settings = nlohmann::json::object();  // training configuration
-  nlohmann::json data = nlohmann::json::object();      // reader settings (format, label_column)
-  nlohmann::json training = nlohmann::json::object();  // summary: iterations, objective, ...
-  nlohmann::json features;         // raw-text featurizer (text/featurizer.hpp), null for numeric data
+  // What is read back from the settings: λ (0 when a file has none) and the
+  // row normalisation of the training data ("none" or "l2"; a transfer
+  // target must match its source's).
+  double lambda = 0.0;
+  std::string normalize = "none";
+  // settings (the resolved training configuration, echoed for
+  // reproducibility) and data (reader settings: format, label_column,
+  // normalize, text_field, label_field) as the text of JSON objects: written
+  // and read by the configuration layer (drivers/), never looked into here.
+  std::string settings = "{}";
+  std::string data = "{}";
+  TrainingSummary training;
+  // The raw-text featurizer (text/featurizer.hpp) as the text of a JSON
+  // object; empty for numeric data.
+  std::string features;
 
   // scores[k] = w_k·x + b_k; features at or beyond `dimension` are ignored.
   void scores(const RowView& x, double* out) const;
-  // λ/2‖W‖² (bias excluded unless it is a regularised feature; see settings).
+  // ‖W‖² (the bias excluded).
   double weight_squared_norm() const;
 };
 

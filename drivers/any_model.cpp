@@ -29,8 +29,8 @@ AnyModel AnyModel::load(const std::string& path) {
 
 const std::vector<std::string>& AnyModel::classes() const { return linear ? linear->classes : kernel->classes; }
 int AnyModel::outputs() const { return linear ? linear->outputs : kernel->outputs; }
-double AnyModel::lambda() const { return linear ? linear->settings.value("lambda", 0.0) : kernel->lambda; }
-nlohmann::json AnyModel::training() const { return linear ? linear->training : training_to_json(kernel->training); }
+double AnyModel::lambda() const { return linear ? linear->lambda : kernel->lambda; }
+nlohmann::json AnyModel::training() const { return training_to_json(linear ? linear->training : kernel->training); }
 int AnyModel::predict_class(const double* s) const {
   return linear ? linear->predict_class(s) : kernel->predict_class(s);
 }
@@ -76,7 +76,7 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
   AnyModel out;
   if (config.objective != "kernel_hinge") {
     out.linear = train_model(config, train, on_epoch);
-    out.linear->features = features;
+    out.linear->features = features_text(features);
     return out;
   }
   KernelModel km = train_kernel(train, config.kernel, config.engine, on_epoch);

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "io/model_json.hpp"
+#include "io/model_sections_json.hpp"
 #include "text/corpus.hpp"
 
 namespace pegasos {
@@ -73,7 +75,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
 }
 
 Dataset load_data_for_model(const Model& model, const std::string& path, bool require_labels) {
-  return load_data_for_model(model.data, model.features, path, require_labels);
+  return load_data_for_model(json_object_of(model.data), features_json(model), path, require_labels);
 }
 
 Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann::json& features,

@@ -132,17 +132,17 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     config.source = std::make_shared<const Model>(load_model(config.source_model));  // read once
     const Model& source = *config.source;
     const bool text_target = is_text_input(data_path, config.read.format);
-    if (source.features.is_null() == text_target) {
+    source_features = features_json(source);
+    if (source_features.is_null() == text_target) {
       throw InputError(config.source_model + ": the source model was trained on " +
-                       (source.features.is_null() ? "numeric features" : "raw text") + " but " + data_path + " is " +
+                       (source_features.is_null() ? "numeric features" : "raw text") + " but " + data_path + " is " +
                        (text_target ? "raw text" : "numeric data") + " (featurizations differ)");
     }
-    if (!source.features.is_null() && config.features &&
-        text_options_to_json(*config.features) != source.features.value("options", nlohmann::json::object())) {
+    if (!source_features.is_null() && config.features &&
+        text_options_to_json(*config.features) != source_features.value("options", nlohmann::json::object())) {
       throw ConfigError("features: differ from the source model's featurization (" + config.source_model +
                         "); transfer re-uses the source featurizer, so leave features unset");
     }
-    source_features = source.features;
   }
   check_input_kind(config, is_text_input(data_path, config.read.format));  // before reading
   TrainingData loaded = load_training_data(config, data_path, source_features);
@@ -167,7 +167,8 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     return 0;
   }
   const Model& model = *trained.linear;
-  const std::string problem = convergence_problem(model.training);
+  const nlohmann::json training = trained.training();
+  const std::string problem = convergence_problem(training);
   if (strict && !problem.empty()) {
     std::fprintf(stderr, "error: --strict: %s; no model written\n", problem.c_str());
     return kExitNotConverged;
@@ -175,12 +176,12 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   trained.save(model_path);
   if (!problem.empty()) std::fprintf(stderr, "warning: %s\n", problem.c_str());  // even with --quiet
   if (quiet) return 0;
-  const std::string solver = model.training.value("solver", "pegasos");
+  const std::string solver = training.value("solver", "pegasos");
   std::string converged;
   if (problem.empty()) {
     char buf[128];
     std::snprintf(buf, sizeof buf, ", converged: relative duality gap %.2g <= %g",
-                  model.training.value("relative_gap", 0.0), model.training.value("tolerance", 0.0));
+                  training.value("relative_gap", 0.0), training.value("tolerance", 0.0));
     converged = buf;
   }
   std::fprintf(stderr,
@@ -188,9 +189,9 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
                "load %.2fs, train %.2fs; model written to %s\n",
                model.objective.c_str(), solver.c_str(), train.size(), train.dimension,
                static_cast<std::size_t>(train.nnz()),
-               static_cast<unsigned long long>(model.training["iterations"].get<std::uint64_t>()),
-               count_text(model.training["epochs"].get<double>()).c_str(), solver == "pegasos" ? "epochs" : "passes",
-               converged.c_str(), model.training["objective"].get<double>(), load_seconds, seconds_since(train_start),
+               static_cast<unsigned long long>(training["iterations"].get<std::uint64_t>()),
+               count_text(training["epochs"].get<double>()).c_str(), solver == "pegasos" ? "epochs" : "passes",
+               converged.c_str(), training["objective"].get<double>(), load_seconds, seconds_since(train_start),
                model_path.c_str());
   return 0;
 }

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "core/errors.hpp"
 #include "core/ova_trainer.hpp"
 #include "io/model_json.hpp"
+#include "io/model_sections_json.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/multiclass_hinge.hpp"
 #include "objectives/transfer_hinge.hpp"
@@ -44,8 +46,6 @@ double mean_cost(const std::vector<double>& cost, const Dataset& data) {
   return sum / static_cast<double>(data.size());
 }
 
-nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
 // Takes the result by value: callers move it in, so the weights (80 MB at
 // d = 10⁷) are not copied.
 Model package(const TrainConfig& config, const Dataset& train, TrainResult r, double regulariser) {
@@ -57,24 +57,29 @@ Model package(const TrainConfig& config, const Dataset& train, TrainResult r, do
   m.bias_mode = to_string(config.engine.bias);
   m.weights = std::move(r.weights);
   m.bias = std::move(r.bias);
-  m.settings = config.resolved;
-  m.settings.erase("threads");  // run settings: the model is the same for any value
-  m.settings.erase("strict");
-  m.data = reader_settings(config);
-  m.training = {{"examples", train.size()},
-                {"nnz", train.nnz()},
-                {"iterations", r.iterations},
-                {"epochs", r.epochs},
-                {"converged", r.converged},
-                {"stopped_by", to_string(r.stopped_by)},
-                {"solver", r.solver},
-                {"objective", r.objective},
-                {"tolerance", config.engine.tolerance},
-                {"dual_objective", finite_or_null(r.dual_objective)},
-                {"relative_gap", finite_or_null(r.relative_gap())},
-                {"certificate", std::isfinite(r.dual_objective) ? "duality gap" : "none"},
-                {"regularizer", regulariser},
-                {"class_cost", class_costs(config.class_weight, train)}};
+  m.lambda = config.engine.lambda;
+  m.normalize = config.read.normalize_rows ? "l2" : "none";
+  nlohmann::json settings = config.resolved;
+  settings.erase("threads");  // run settings: the model is the same for any value
+  settings.erase("strict");
+  m.settings = json_object_text(settings);
+  m.data = json_object_text(reader_settings(config));
+  TrainingSummary& t = m.training;
+  t.examples = train.size();
+  t.nnz = train.nnz();
+  t.iterations = r.iterations;
+  t.epochs = r.epochs;
+  t.converged = r.converged;
+  t.stopped_by = to_string(r.stopped_by);
+  t.solver = r.solver;
+  t.objective = r.objective;
+  t.tolerance = config.engine.tolerance;
+  // No bound: null in the file (NaN stands for it).
+  t.dual_objective = std::isfinite(r.dual_objective) ? r.dual_objective : std::nan("");
+  t.relative_gap = std::isfinite(r.relative_gap()) ? r.relative_gap() : std::nan("");
+  t.certificate = std::isfinite(r.dual_objective) ? "duality gap" : "none";
+  t.regularizer = regulariser;
+  t.class_cost = class_costs(config.class_weight, train);
   return m;
 }
 
@@ -94,9 +99,9 @@ void check_source_model(const TrainConfig& config, const Model& source, const Da
   }
   if (!source.binary()) throw InputError(config.source_model + ": transfer needs a binary source model");
   const std::string normalize = config.read.normalize_rows ? "l2" : "none";
-  if (source.settings.value("normalize", "none") != normalize) {
+  if (source.normalize != normalize) {
     throw InputError(config.source_model + ": the source model was trained with normalize=" +
-                     source.settings.value("normalize", "none") + ", the target with normalize=" + normalize +
+                     source.normalize + ", the target with normalize=" + normalize +
                      " (featurizations differ)");
   }
 }
@@ -217,19 +222,15 @@ double model_objective(const Model& model, const Dataset& data) {
   for (std::size_t i = 0; i < data.size(); ++i) {
     if (data.labels[i] >= 0) rows.push_back(i);
   }
-  const double lambda = model.settings.value("lambda", 0.0);
-  double regulariser = 0.0;
-  if (auto it = model.training.find("regularizer"); it != model.training.end() && it->is_number()) {
-    regulariser = it->get<double>();
-  } else {
-    regulariser = lambda / 2 * (model.weight_squared_norm() + (model.bias_mode == "feature" ? squared_norm(model.bias) : 0.0));
-  }
+  const std::optional<double> summary_regulariser = training_regularizer(model.training);
+  const double regulariser =
+      summary_regulariser ? *summary_regulariser
+                          : model.lambda / 2 *
+                                (model.weight_squared_norm() + (model.bias_mode == "feature" ? squared_norm(model.bias) : 0.0));
   if (rows.empty()) return regulariser;
   const std::size_t K = model.classes.size();
   std::vector<double> cost(K, 1.0);
-  if (auto it = model.training.find("class_cost"); it != model.training.end() && it->is_array() && it->size() == K) {
-    cost = it->get<std::vector<double>>();
-  }
+  if (const auto class_cost = training_class_cost(model.training); class_cost && class_cost->size() == K) cost = *class_cost;
   // The objective's mean cost only sets a projection radius: irrelevant here.
   const ObjectiveRow* row = find_objective(model.objective);
   const auto is = [&](ObjectiveId id) { return row != nullptr && row->id == id; };

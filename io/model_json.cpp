@@ -10,6 +10,7 @@
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "io/json_checks.hpp"
+#include "io/model_sections_json.hpp"
 
 namespace pegasos {
 namespace {
@@ -87,10 +88,10 @@ std::string model_to_json(const Model& m) {
             {"outputs", m.outputs},
             {"bias_mode", m.bias_mode},
             {"bias", m.bias},
-            {"settings", m.settings},
-            {"data", m.data},
-            {"training", m.training},
-            {"features", m.features}};
+            {"settings", json_object_of(m.settings)},
+            {"data", json_object_of(m.data)},
+            {"training", training_to_json(m.training)},
+            {"features", features_json(m)}};
   // Invalid UTF-8 can only come from a --set string (labels are checked when
   // read); replace it rather than fail after training.
   std::string out = j.dump(1, ' ', false, json::error_handler_t::replace);
@@ -233,18 +234,18 @@ void read_model_weights(const json& j, const std::string& name, Model& m) {
 
 // The optional sections: settings, data (reader settings), training, features.
 void read_model_sections(const json& j, const std::string& name, Model& m) {
-  m.settings = optional_object(j, "settings", name);
-  if (auto it = m.settings.find("lambda"); it != m.settings.end()) {
+  const json settings = optional_object(j, "settings", name);
+  if (auto it = settings.find("lambda"); it != settings.end()) {
     if (!(finite_number(*it, name, "/settings/lambda") >= 0)) bad(name, "/settings/lambda", "must be >= 0");
   }
-  check_string_fields(m.settings, "settings", {"normalize", "format"}, name);
-  m.data = optional_object(j, "data", name);
-  check_string_fields(m.data, "data", {"format", "normalize", "text_field", "label_field"}, name);
-  if (auto it = m.data.find("label_column"); it != m.data.end() && !it->is_string() && !it->is_number_integer()) {
+  check_string_fields(settings, "settings", {"normalize", "format"}, name);
+  const json data = optional_object(j, "data", name);
+  check_string_fields(data, "data", {"format", "normalize", "text_field", "label_field"}, name);
+  if (auto it = data.find("label_column"); it != data.end() && !it->is_string() && !it->is_number_integer()) {
     bad(name, "/data/label_column", "expected an integer or a column name, found " + it->dump());
   }
-  m.training = optional_object(j, "training", name);
-  if (auto it = m.training.find("class_cost"); it != m.training.end()) {
+  const json training = optional_object(j, "training", name);
+  if (auto it = training.find("class_cost"); it != training.end()) {
     if (!it->is_array() || it->size() != m.classes.size()) {
       bad(name, "/training/class_cost", "expected an array of " + std::to_string(m.classes.size()) + " numbers");
     }
@@ -253,13 +254,18 @@ void read_model_sections(const json& j, const std::string& name, Model& m) {
       if (!(finite_number((*it)[c], name, field) > 0)) bad(name, field, "must be > 0");
     }
   }
-  if (auto it = m.training.find("regularizer"); it != m.training.end() && !it->is_null()) {
+  if (auto it = training.find("regularizer"); it != training.end() && !it->is_null()) {
     finite_number(*it, name, "/training/regularizer");
   }
   if (auto it = j.find("features"); it != j.end() && !it->is_null()) {
     if (!it->is_object()) bad(name, "/features", "expected an object (the text featurizer) or null");
-    m.features = *it;
+    m.features = json_object_text(*it);
   }
+  m.lambda = settings.value("lambda", 0.0);
+  m.normalize = settings.value("normalize", "none");
+  m.settings = json_object_text(settings);
+  m.data = json_object_text(data);
+  m.training = training_from_json(training);
 }
 
 }  // namespace
@@ -275,6 +281,10 @@ Model model_from_json_value(const json& j, const std::string& name) {
   read_model_sections(j, name, m);
   return m;
 }
+
+json features_json(const Model& model) { return model.features.empty() ? json(nullptr) : json_object_of(model.features); }
+
+std::string features_text(const json& features) { return features.is_null() ? std::string() : json_object_text(features); }
 
 void save_model(const Model& model, const std::string& path) { write_file_atomic(path, model_to_json(model)); }
 

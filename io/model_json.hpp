@@ -18,6 +18,11 @@ std::string model_to_json(const Model& model);
 Model model_from_json(const std::string& text, const std::string& name);
 Model model_from_json_value(const nlohmann::json& j, const std::string& name);  // already parsed
 
+// A model's featurizer as JSON (null for numeric data), and the featurizer
+// JSON (null: none) as Model::features.
+nlohmann::json features_json(const Model& model);
+std::string features_text(const nlohmann::json& features);
+
 void save_model(const Model& model, const std::string& path);  // atomic
 Model load_model(const std::string& path);
 

@@ -130,7 +130,27 @@ TrainingSummary training_from_json(const json& o) {
   return s;
 }
 
-std::string json_object_text(const json& object) { return object.dump(); }
+// Invalid UTF-8 can only come from a --set string (labels are checked when
+// read); it is replaced rather than fail after training.
+std::string json_object_text(const json& object) { return object.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::optional<double> training_regularizer(const TrainingSummary& s) {
+  if (s.regularizer || s.extra.empty()) return s.regularizer;
+  const json extra = json::parse(s.extra);
+  if (auto it = extra.find("regularizer"); it != extra.end() && it->is_number()) return it->get<double>();
+  return std::nullopt;
+}
+
+std::optional<std::vector<double>> training_class_cost(const TrainingSummary& s) {
+  if (s.class_cost || s.extra.empty()) return s.class_cost;
+  const json extra = json::parse(s.extra);
+  auto it = extra.find("class_cost");
+  if (it == extra.end() || !it->is_array()) return std::nullopt;
+  for (const json& c : *it) {
+    if (!c.is_number()) return std::nullopt;
+  }
+  return it->get<std::vector<double>>();
+}
 
 json json_object_of(const std::string& text) { return json::parse(text); }
 

@@ -3,7 +3,9 @@
 // objects carried as JSON text.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +24,13 @@ nlohmann::json training_to_json(const TrainingSummary& summary);
 // anything else stays in `extra`, so training_to_json writes the same text.
 TrainingSummary training_from_json(const nlohmann::json& object);
 
-// The text of a JSON object (settings, data) and back.
+// The numbers model_objective reads back: the typed field, or else a member
+// of `extra` that is a number (an array of numbers) written as an integer by
+// another writer, which training_from_json leaves untyped.
+std::optional<double> training_regularizer(const TrainingSummary& summary);
+std::optional<std::vector<double>> training_class_cost(const TrainingSummary& summary);
+
+// The text of a JSON object (settings, data, features) and back.
 std::string json_object_text(const nlohmann::json& object);
 nlohmann::json json_object_of(const std::string& text);
 

@@ -29,6 +29,7 @@
 #include "core/model.hpp"
 #include "core/random.hpp"
 #include "io/model_json.hpp"
+#include "io/model_sections_json.hpp"
 #include "tests/test_util.hpp"
 
 namespace {
@@ -238,9 +239,10 @@ Model make_model(std::size_t n_classes, std::uint32_t dimension, std::vector<dou
     }
   }
   for (std::size_t k = 0; k < K; ++k) m.bias.push_back(rng.uniform() - 0.5);
-  m.settings = {{"lambda", 1e-4}, {"seed", 42}, {"output", "average"}};
-  m.data = {{"format", "libsvm"}, {"label_column", 0}};
-  m.training = {{"iterations", 12345}, {"epochs", 2.5}, {"converged", true}, {"objective", 0.123456789}};
+  m.lambda = 1e-4;
+  m.settings = pegasos::json_object_text({{"lambda", 1e-4}, {"seed", 42}, {"output", "average"}});
+  m.data = pegasos::json_object_text({{"format", "libsvm"}, {"label_column", 0}});
+  m.training = pegasos::training_from_json({{"iterations", 12345}, {"epochs", 2.5}, {"converged", true}, {"objective", 0.123456789}});
   return m;
 }
 
@@ -254,7 +256,10 @@ void require_same_model(const Model& a, const Model& b) {
   REQUIRE(bits(a.bias) == bits(b.bias));
   REQUIRE(a.settings == b.settings);
   REQUIRE(a.data == b.data);
-  REQUIRE(a.training == b.training);
+  REQUIRE(pegasos::training_to_json(a.training) == pegasos::training_to_json(b.training));
+  REQUIRE(a.features == b.features);
+  REQUIRE(bits(std::vector<double>{a.lambda}) == bits(std::vector<double>{b.lambda}));
+  REQUIRE(a.normalize == b.normalize);
 }
 
 // A small valid binary model file (dense, dimension 4) as JSON.

@@ -127,13 +127,13 @@ TEST_CASE("class_weight \"balanced\" gives n/(2 n_k) and label costs go to the r
   TrainConfig c = config_from_json({{"objective", "weighted_hinge"}, {"class_weight", "balanced"}, {"epochs", 1}}, "test");
   prepare_labels(c, ds);
   Model m = train_model(c, ds, {});
-  const auto cost = m.training["class_cost"].get<std::vector<double>>();
+  const std::vector<double> cost = m.training.class_cost.value();
   CHECK(cost[0] == Approx(10.0 / 16));  // ham
   CHECK(cost[1] == Approx(10.0 / 4));   // spam
 
   c = config_from_json({{"objective", "weighted_hinge"}, {"class_weight", {{"spam", 5}}}, {"epochs", 1}}, "test");
   m = train_model(c, ds, {});
-  CHECK(m.training["class_cost"].get<std::vector<double>>() == std::vector<double>{1.0, 5.0});
+  CHECK(m.training.class_cost.value() == std::vector<double>{1.0, 5.0});
 
   c = config_from_json({{"objective", "weighted_hinge"}, {"class_weight", {{"eggs", 5}}}, {"epochs", 1}}, "test");
   CHECK_THROWS_WITH(train_model(c, ds, {}), Catch::Contains("eggs") && Catch::Contains("does not occur"));

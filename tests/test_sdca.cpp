@@ -141,7 +141,7 @@ TEST_CASE("solver auto: sdca for the linear objectives, pegasos when a Pegasos s
   Dataset ds = fixtures::gaussian(200, 5, 6);  // n = 200
   auto solver_of = [&](const nlohmann::json& settings) {
     const TrainConfig c = config_from_json(settings, "test");
-    return train_model(c, ds, {}).training.at("solver").get<std::string>();
+    return train_model(c, ds, {}).training.solver.value();
   };
   CHECK(solver_of({{"lambda", 1e-3}}) == "sdca");                 // λn = 0.2
   CHECK(solver_of({{"lambda", 0.1}}) == "sdca");                  // λn = 20

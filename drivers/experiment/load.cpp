@@ -31,15 +31,15 @@ json load_sources(const Experiment& e, const TrainConfig& base, LoadedData& d) {
   }
   json fixed_features = nullptr;
   for (const auto& [path, source] : sources) {
-    const Model& model = *source;
-    if (model.features.is_null()) continue;
-    if (!fixed_features.is_null() && fixed_features != model.features) {
+    const json features = features_json(*source);
+    if (features.is_null()) continue;
+    if (!fixed_features.is_null() && fixed_features != features) {
       throw ConfigError("source_model: " + path + " and another source model featurise text differently");
     }
     if (base.features) {
       throw ConfigError("features: transfer re-uses the featurizer of " + path + ", so leave features unset");
     }
-    fixed_features = model.features;
+    fixed_features = features;
   }
   return fixed_features;
 }
@@ -49,10 +49,8 @@ json load_sources(const Experiment& e, const TrainConfig& base, LoadedData& d) {
 // else no test set.
 void split_test(const Experiment& e, const TrainConfig& base, Dataset source, LoadedData& d) {
   if (!e.data.test.empty()) {
-    Model reader;  // applies the training data's reader settings and featurizer
-    reader.data = reader_settings(base);
-    reader.features = d.features;
-    Dataset test = load_data_for_model(reader, e.data.test, true);
+    // the training data's reader settings and featurizer
+    Dataset test = load_data_for_model(reader_settings(base), d.features, e.data.test, true);
     const auto unknown = test.remap_classes(source.classes);
     if (!unknown.empty()) {
       throw InputError(e.data.test + ": label '" + unknown.front() + "' does not occur in the training data " +

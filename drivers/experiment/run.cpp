@@ -12,6 +12,7 @@
 #include "drivers/experiment/common.hpp"
 #include "drivers/experiment/progress.hpp"
 #include "drivers/registry.hpp"
+#include "io/model_json.hpp"
 
 namespace pegasos::experiment_detail {
 namespace {
@@ -249,7 +250,7 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
   RunOutcome out;
   out.record = std::move(r);
   if (keep) {
-    if (model.linear) model.linear->features = d.features;  // so `pegasos predict` can featurise raw text
+    if (model.linear) model.linear->features = features_text(d.features);  // so `pegasos predict` can featurise raw text
     out.model = std::move(model);
     out.evaluation = std::move(ev);
   }
