@@ -13,8 +13,6 @@
 namespace pegasos {
 namespace {
 
-using nlohmann::json;
-
 constexpr std::size_t kNoSlot = std::numeric_limits<std::size_t>::max();
 
 // The support set: rows in order of entry, coefficients a_jc row-major, and
@@ -155,92 +153,7 @@ class KernelCache {
   std::uint64_t generation_ = 0;
 };
 
-[[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
-  throw ConfigError(origin + ": " + key + ": " + what);
-}
-
-double finite(const json& j, const std::string& origin, const std::string& key) {
-  if (!j.is_number()) fail(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + j.dump());
-  const double v = j.get<double>();
-  if (!std::isfinite(v)) fail(origin, key, "must be finite");
-  return v;
-}
-
-std::int64_t integer(const json& j, const std::string& origin, const std::string& key) {
-  const double v = finite(j, origin, key);
-  if (v != std::floor(v) || std::abs(v) > 9.0e15) fail(origin, key, "expected an integer, found " + j.dump());
-  return static_cast<std::int64_t>(v);
-}
-
 }  // namespace
-
-json kernel_params_to_json(const KernelParams& k) {
-  return {{"type", to_string(k.type)}, {"gamma", k.gamma}, {"degree", k.degree}, {"coef0", k.coef0}};
-}
-
-json default_kernel_json() {
-  return {{"type", "rbf"}, {"gamma", "auto"}, {"degree", 3}, {"coef0", 0.0}};
-}
-
-KernelSettings kernel_settings_from_json(const json& config, const std::string& origin, std::vector<std::string>* ignored) {
-  KernelSettings s;
-  if (!config.is_object()) throw ConfigError(origin + ": a configuration is a JSON object of settings");
-  if (auto it = config.find("kernel"); it != config.end() && !it->is_null()) {
-    json k = *it;
-    if (k.is_string()) k = json{{"type", k}};  // "kernel": "rbf" is short for {"type": "rbf"}
-    if (!k.is_object()) {
-      fail(origin, "kernel", "expected an object {\"type\": \"rbf\", \"gamma\": ...} or a kernel name, found " + k.dump());
-    }
-    static const std::vector<std::string> keys = {"type", "gamma", "degree", "coef0"};
-    for (const auto& [key, value] : k.items()) {
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-        fail(origin, "kernel/" + key, "unknown kernel parameter (expected type, gamma, degree or coef0)");
-      }
-    }
-    if (auto t = k.find("type"); t != k.end()) {
-      if (!t->is_string() || !parse_kernel_type(t->get<std::string>(), s.kernel.type)) {
-        fail(origin, "kernel/type", "expected one of linear, polynomial, rbf, found " + t->dump());
-      }
-    }
-    const bool uses_gamma = s.kernel.type != KernelType::kLinear;
-    const bool polynomial = s.kernel.type == KernelType::kPolynomial;
-    if (auto g = k.find("gamma"); g != k.end()) {
-      if (!(g->is_string() && *g == "auto")) {
-        s.kernel.gamma = finite(*g, origin, "kernel/gamma");
-        if (!(s.kernel.gamma > 0)) fail(origin, "kernel/gamma", "must be > 0 (or \"auto\" for 1/dimension)");
-      }
-      if (!uses_gamma && ignored) ignored->push_back("kernel/gamma: ignored by the linear kernel");
-    }
-    if (auto d = k.find("degree"); d != k.end()) {
-      const std::int64_t degree = integer(*d, origin, "kernel/degree");
-      if (degree < 1 || degree > kMaxKernelDegree) {
-        fail(origin, "kernel/degree", "must be between 1 and " + std::to_string(kMaxKernelDegree));
-      }
-      s.kernel.degree = static_cast<int>(degree);
-      if (!polynomial && ignored) ignored->push_back("kernel/degree: only used by the polynomial kernel");
-    }
-    if (auto c = k.find("coef0"); c != k.end()) {
-      s.kernel.coef0 = finite(*c, origin, "kernel/coef0");
-      if (!polynomial && ignored) ignored->push_back("kernel/coef0: only used by the polynomial kernel");
-    }
-  }
-  if (auto it = config.find("max_support_vectors"); it != config.end() && !it->is_null()) {
-    const std::int64_t b = integer(*it, origin, "max_support_vectors");
-    if (b < 0) fail(origin, "max_support_vectors", "must be >= 0 (0 = no budget)");
-    s.max_support_vectors = static_cast<std::uint64_t>(b);
-  }
-  if (auto it = config.find("kernel_cache_mb"); it != config.end() && !it->is_null()) {
-    s.cache_megabytes = finite(*it, origin, "kernel_cache_mb");
-    if (s.cache_megabytes < 0) fail(origin, "kernel_cache_mb", "must be >= 0 (0 = no kernel cache)");
-  }
-  return s;
-}
-
-json kernel_settings_to_json(const KernelSettings& s) {
-  json k = kernel_params_to_json(s.kernel);
-  if (s.kernel.gamma == 0.0) k["gamma"] = "auto";
-  return {{"kernel", k}, {"max_support_vectors", s.max_support_vectors}, {"kernel_cache_mb", s.cache_megabytes}};
-}
 
 namespace {
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "io/kernel_settings_json.hpp"
 #include "text/options.hpp"
 
 namespace pegasos {

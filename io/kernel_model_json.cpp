@@ -7,7 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "io/json_checks.hpp"
-#include "core/kernel_trainer.hpp"
+#include "io/kernel_settings_json.hpp"
 #include "io/model_sections_json.hpp"
 
 namespace pegasos {

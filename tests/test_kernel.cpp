@@ -14,6 +14,7 @@
 #include "core/kernel_model.hpp"
 #include "core/kernel_trainer.hpp"
 #include "io/kernel_model_json.hpp"
+#include "io/kernel_settings_json.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/kernels.hpp"
 #include "tests/fixtures.hpp"
