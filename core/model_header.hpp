@@ -1,5 +1,5 @@
 // What every trained model has, linear (core/model.hpp) or kernel
-// (core/kernel_model.hpp): the typed in-memory header, free of any file
+// (kernel/kernel_model.hpp): the typed in-memory header, free of any file
 // format. Model files are read into these structs and written from them by
 // the serialisation layer (io/), so core/ knows nothing about JSON.
 //

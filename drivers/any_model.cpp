@@ -6,7 +6,7 @@
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "io/json_checks.hpp"
-#include "core/kernel_trainer.hpp"
+#include "kernel/kernel_trainer.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
 #include "io/kernel_model_json.hpp"

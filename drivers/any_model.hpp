@@ -1,5 +1,5 @@
 // A trained model of either kind, linear (core/model) or kernel
-// (core/kernel_model), behind one interface: what `pegasos predict / eval`
+// (kernel/kernel_model), behind one interface: what `pegasos predict / eval`
 // and the experiment runner need without caring which kind they hold.
 #pragma once
 
@@ -12,7 +12,7 @@
 
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
-#include "core/kernel_model.hpp"
+#include "kernel/kernel_model.hpp"
 #include "core/model.hpp"
 #include "drivers/config.hpp"
 

@@ -14,7 +14,7 @@
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
 #include "core/model.hpp"
-#include "core/kernel_trainer.hpp"
+#include "kernel/kernel_trainer.hpp"
 #include "objectives/table.hpp"
 #include "text/options.hpp"
 

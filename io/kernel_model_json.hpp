@@ -1,4 +1,4 @@
-// Kernel model files (format in core/kernel_model.hpp): the JSON of a
+// Kernel model files (format in kernel/kernel_model.hpp): the JSON of a
 // KernelModel, written field by field and read with every field checked.
 #pragma once
 
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/kernel_model.hpp"
+#include "kernel/kernel_model.hpp"
 
 namespace pegasos {
 

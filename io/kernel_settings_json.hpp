@@ -1,4 +1,4 @@
-// The kernel settings of a configuration (KernelSettings, core/kernel_trainer.hpp)
+// The kernel settings of a configuration (KernelSettings, kernel/kernel_trainer.hpp)
 // and the kernel block of a kernel model file, as JSON.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/kernel_trainer.hpp"
+#include "kernel/kernel_trainer.hpp"
 
 namespace pegasos {
 

@@ -11,8 +11,8 @@
 
 #include "core/engine.hpp"
 #include "core/errors.hpp"
-#include "core/kernel_model.hpp"
-#include "core/kernel_trainer.hpp"
+#include "kernel/kernel_model.hpp"
+#include "kernel/kernel_trainer.hpp"
 #include "io/kernel_model_json.hpp"
 #include "io/kernel_settings_json.hpp"
 #include "objectives/hinge.hpp"

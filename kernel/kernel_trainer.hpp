@@ -19,7 +19,7 @@
 // list in order of entry (with a contiguous copy of the rows, so the scan
 // reads memory sequentially) and one coefficient a_jc = α_jc y_jc per output.
 // Step t (batch A_t): for each j ∈ A_t the kernel row k(x_i, x_j), i ∈ S, then
-// raw_c = Σ_i a_ic k(x_i, x_j) by combine_expansion (core/kernel_model.hpp):
+// raw_c = Σ_i a_ic k(x_i, x_j) by combine_expansion (kernel/kernel_model.hpp):
 // fixed blocks of support vectors, partial sums added in block order, so the
 // result is independent of the thread count and bit-identical to what the
 // saved model computes. Kernel values are evaluated in parallel (TBB, blocks
@@ -64,7 +64,7 @@
 
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
-#include "core/kernel_model.hpp"
+#include "kernel/kernel_model.hpp"
 #include "objectives/kernels.hpp"
 
 namespace pegasos {

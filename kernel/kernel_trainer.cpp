@@ -1,4 +1,4 @@
-#include "core/kernel_trainer.hpp"
+#include "kernel/kernel_trainer.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/kernel_model.hpp"
+#include "kernel/kernel_model.hpp"
 
 #include <stdexcept>
 
