@@ -36,8 +36,8 @@ DRIVER = r"""
 #include <string>
 #include <vector>
 #include "core/dataset.hpp"
-#include "core/kernel_model.hpp"
-#include "core/kernel_trainer.hpp"
+#include "kernel/kernel_model.hpp"
+#include "kernel/kernel_trainer.hpp"
 using namespace pegasos;
 int main(int argc, char** argv) try {
   if (argc < 4) return 2;
