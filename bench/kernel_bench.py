@@ -126,7 +126,8 @@ def build_driver(build, workdir):
     if os.path.exists(cache) and "XXHASH_LIBRARY" in open(cache).read():
         libs.append("-lxxhash")
     subprocess.check_call(["g++", "-std=c++20", "-O3", "-DNDEBUG", "-DJSON_DIAGNOSTICS=1", "-I", ROOT,
-                           "-I", "/usr/include/eigen3", src, lib] + libs + ["-o", exe])
+                           "-I", "/usr/include/eigen3", src, os.path.join(build, "libpegasos_kernel.a"), lib] + libs +
+                          ["-o", exe])
     return exe
 
 
