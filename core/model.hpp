@@ -17,11 +17,12 @@
 
 #include "core/dataset.hpp"
 #include "core/model_header.hpp"
+#include "core/objective_table.hpp"
 
 namespace pegasos {
 
 struct Model : ModelHeader {
-  Model() : ModelHeader("hinge") {}
+  Model() : ModelHeader(std::string(objective_row(ObjectiveId::kHinge).name)) {}
 
   std::string bias_mode = "feature";
   std::vector<double> weights;     // dimension × outputs, feature-major

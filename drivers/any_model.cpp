@@ -65,8 +65,9 @@ void AnyModel::save(const std::string& path) const {
 }
 
 void check_input_kind(const TrainConfig& config, bool raw_text) {
-  if (config.objective == "kernel_hinge" && raw_text) {
-    throw ConfigError("objective: kernel_hinge on raw text is not supported; featurise to LIBSVM first");
+  if (config.objective.kernel && raw_text) {
+    throw ConfigError("objective: " + std::string(config.objective.name) +
+                      " on raw text is not supported; featurise to LIBSVM first");
   }
 }
 
@@ -74,7 +75,7 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
                          const std::function<bool(const EpochInfo&)>& on_epoch) {
   check_input_kind(config, !features.is_null());
   AnyModel out;
-  if (config.objective != "kernel_hinge") {
+  if (!config.objective.kernel) {
     out.linear = train_model(config, train, on_epoch);
     out.linear->features = features_text(features);
     return out;

@@ -15,7 +15,7 @@
 #include "core/engine.hpp"
 #include "core/model.hpp"
 #include "kernel/kernel_trainer.hpp"
-#include "objectives/table.hpp"
+#include "core/objective_table.hpp"
 #include "text/options.hpp"
 
 namespace pegasos {

@@ -38,6 +38,7 @@
 
 #include "core/dataset.hpp"
 #include "core/model_header.hpp"
+#include "core/objective_table.hpp"
 #include "objectives/kernels.hpp"
 
 namespace pegasos {
@@ -138,7 +139,7 @@ void expansion_scores(const KernelParams& kernel, std::size_t m, const SupportRo
 }
 
 struct KernelModel : ModelHeader {
-  KernelModel() : ModelHeader("kernel_hinge") {}
+  KernelModel() : ModelHeader(std::string(objective_row(ObjectiveId::kKernelHinge).name)) {}
 
   KernelParams kernel;             // resolved: gamma > 0 for polynomial / rbf
   double lambda = 1e-4;
