@@ -168,8 +168,11 @@ void read_model_header(const json& j, const std::string& name, Model& m) {
   if (m.bias_mode != "none" && m.bias_mode != "feature" && m.bias_mode != "unregularized") {
     bad(name, "/bias_mode", "expected none, feature or unregularized, found '" + m.bias_mode + "'");
   }
+  // Two classes: one output (binary objectives) or two (multiclass_hinge on
+  // a two-class problem: a score per class, predicted by argmax).
   const std::size_t expected_outputs = m.classes.size() == 2 ? 1 : m.classes.size();
-  if (static_cast<std::size_t>(m.outputs) != expected_outputs) {
+  const bool two_scores = m.classes.size() == 2 && m.outputs == 2;
+  if (static_cast<std::size_t>(m.outputs) != expected_outputs && !two_scores) {
     bad(name, "/outputs", std::to_string(m.outputs) + " outputs do not match " + std::to_string(m.classes.size()) + " classes");
   }
 }
