@@ -26,6 +26,7 @@
 #include "kernel/kernel_trainer.hpp"
 #include "core/model.hpp"
 #include "drivers/any_model.hpp"
+#include "drivers/api.hpp"
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
 #include "drivers/experiment.hpp"
@@ -122,37 +123,14 @@ std::string convergence_problem(const nlohmann::json& training) {
 int run_train(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
               const std::string& model_path, bool quiet, bool strict) {
   const auto start = Clock::now();
-  TrainConfig config = load_train_config(config_path, sets);  // validated before any data is read
-  strict = strict || config.strict;
-  std::optional<tbb::global_control> limit;
-  if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
-
-  nlohmann::json source_features;
-  if (config.objective.needs_source_model) {  // check the source model before reading any data
-    config.source = std::make_shared<const Model>(load_model(config.source_model));  // read once
-    const Model& source = *config.source;
-    const bool text_target = is_text_input(data_path, config.read.format);
-    source_features = features_json(source);
-    if (source_features.is_null() == text_target) {
-      throw InputError(config.source_model + ": the source model was trained on " +
-                       (source_features.is_null() ? "numeric features" : "raw text") + " but " + data_path + " is " +
-                       (text_target ? "raw text" : "numeric data") + " (featurizations differ)");
-    }
-    if (!source_features.is_null() && config.features &&
-        text_options_to_json(*config.features) != source_features.value("options", nlohmann::json::object())) {
-      throw ConfigError("features: differ from the source model's featurization (" + config.source_model +
-                        "); transfer re-uses the source featurizer, so leave features unset");
-    }
-  }
-  check_input_kind(config, is_text_input(data_path, config.read.format));  // before reading
-  TrainingData loaded = load_training_data(config, data_path, source_features);
-  Dataset& train = loaded.data;
-  const double load_seconds = seconds_since(start);
-  check_config_against_data(config, train);
+  const api::Settings settings = api::Settings::load(config_path, sets);  // validated before any data is read
+  strict = strict || settings.strict();
   Progress progress(quiet);
-  const auto train_start = Clock::now();
-  AnyModel trained = train_any_model(config, train, loaded.features, [&](const EpochInfo& e) { return progress(e); });
+  const api::Trained result = api::train(settings, data_path, [&](const EpochInfo& e) { return progress(e); });
   progress.finish();
+  const double load_seconds = result.load_seconds;
+  const double train_seconds = seconds_since(start) - load_seconds;
+  const AnyModel& trained = result.model.any();
   if (trained.kernel) {
     if (strict) {
       std::fprintf(stderr, "error: --strict: kernel_hinge has no convergence certificate; no model written\n");
@@ -162,7 +140,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     if (quiet) return 0;
     std::fprintf(stderr,
                  "trained kernel_hinge on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model written to %s\n",
-                 train.size(), trained.kernel->num_support_vectors(), load_seconds, seconds_since(train_start),
+                 result.examples, trained.kernel->num_support_vectors(), load_seconds, train_seconds,
                  model_path.c_str());
     return 0;
   }
@@ -187,11 +165,11 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   std::fprintf(stderr,
                "trained %s (%s) on %zu examples, %u features, %zu nnz: %llu iterations (%s %s%s), objective %.6g\n"
                "load %.2fs, train %.2fs; model written to %s\n",
-               model.objective.c_str(), solver.c_str(), train.size(), train.dimension,
-               static_cast<std::size_t>(train.nnz()),
+               model.objective.c_str(), solver.c_str(), result.examples, static_cast<unsigned>(result.features),
+               static_cast<std::size_t>(result.nnz),
                static_cast<unsigned long long>(training["iterations"].get<std::uint64_t>()),
                count_text(training["epochs"].get<double>()).c_str(), solver == "pegasos" ? "epochs" : "passes",
-               converged.c_str(), training["objective"].get<double>(), load_seconds, seconds_since(train_start),
+               converged.c_str(), training["objective"].get<double>(), load_seconds, train_seconds,
                model_path.c_str());
   return 0;
 }

@@ -1,0 +1,104 @@
+#include "drivers/api.hpp"
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
+#include <tbb/global_control.h>
+
+#include "core/errors.hpp"
+#include "drivers/any_model.hpp"
+#include "drivers/config.hpp"
+#include "drivers/data.hpp"
+#include "drivers/registry.hpp"
+#include "io/model_json.hpp"
+#include "text/options.hpp"
+
+namespace pegasos::api {
+
+Settings Settings::load(const std::string& config_path, const std::vector<std::string>& overrides) {
+  Settings s;
+  s.config_ = std::make_shared<const TrainConfig>(load_train_config(config_path, overrides));
+  return s;
+}
+
+bool Settings::strict() const { return config_->strict; }
+int Settings::threads() const { return config_->threads; }
+
+Model wrap(AnyModel&& model) {
+  Model m;
+  m.model_ = std::make_shared<const AnyModel>(std::move(model));
+  return m;
+}
+
+Model Model::load(const std::string& path) { return wrap(AnyModel::load(path)); }
+void Model::save(const std::string& path) const { model_->save(path); }
+const std::vector<std::string>& Model::classes() const { return model_->classes(); }
+int Model::outputs() const { return model_->outputs(); }
+bool Model::kernel() const { return model_->kernel.has_value(); }
+Dataset Model::read(const std::string& path, bool require_labels) const { return model_->read(path, require_labels); }
+std::vector<double> Model::scores(const Dataset& data) const { return model_->scores(data); }
+int Model::predict_class(const double* scores) const { return model_->predict_class(scores); }
+double Model::objective(const Dataset& data) const { return model_->objective(data); }
+
+namespace {
+
+// Transfer: the source model, read once, and its featurizer (null for a
+// numeric model), checked against the target data's kind before any data is
+// read.
+nlohmann::json source_features(TrainConfig& config, const std::string& data_path) {
+  config.source = std::make_shared<const pegasos::Model>(load_model(config.source_model));
+  const pegasos::Model& source = *config.source;
+  const bool text_target = is_text_input(data_path, config.read.format);
+  nlohmann::json features = features_json(source);
+  if (features.is_null() == text_target) {
+    throw InputError(config.source_model + ": the source model was trained on " +
+                     (features.is_null() ? "numeric features" : "raw text") + " but " + data_path + " is " +
+                     (text_target ? "raw text" : "numeric data") + " (featurizations differ)");
+  }
+  if (!features.is_null() && config.features &&
+      text_options_to_json(*config.features) != features.value("options", nlohmann::json::object())) {
+    throw ConfigError("features: differ from the source model's featurization (" + config.source_model +
+                      "); transfer re-uses the source featurizer, so leave features unset");
+  }
+  return features;
+}
+
+}  // namespace
+
+Trained train(const Settings& settings, const std::string& data_path,
+              const std::function<bool(const EpochInfo&)>& on_epoch) {
+  const auto start = std::chrono::steady_clock::now();
+  TrainConfig config = settings.config();
+  std::optional<tbb::global_control> limit;
+  if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
+  nlohmann::json fixed_features;
+  if (config.objective.needs_source_model) fixed_features = source_features(config, data_path);
+  check_input_kind(config, is_text_input(data_path, config.read.format));  // before reading
+  TrainingData loaded = load_training_data(config, data_path, fixed_features);
+  Trained out;
+  out.examples = loaded.data.size();
+  out.features = loaded.data.dimension;
+  out.nnz = loaded.data.nnz();
+  out.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  check_config_against_data(config, loaded.data);
+  out.model = wrap(train_any_model(config, loaded.data, loaded.features, on_epoch));
+  return out;
+}
+
+Model train(const Settings& settings, Dataset data, const std::function<bool(const EpochInfo&)>& on_epoch) {
+  TrainConfig config = settings.config();
+  std::optional<tbb::global_control> limit;
+  if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
+  if (config.objective.needs_source_model) {
+    config.source = std::make_shared<const pegasos::Model>(load_model(config.source_model));
+    if (!features_json(*config.source).is_null()) {
+      throw InputError(config.source_model + ": the source model was trained on raw text but the data is numeric");
+    }
+  }
+  check_input_kind(config, false);
+  check_config_against_data(config, data);
+  return wrap(train_any_model(config, data, nullptr, on_epoch));
+}
+
+}  // namespace pegasos::api

@@ -1,0 +1,81 @@
+// The library's face: what `pegasos train`, `predict` and `eval` do, on typed
+// inputs, for every door (the CLI in drivers/pegasos_main.cpp, a Python
+// module, an MPI driver). No argv, no JSON, no printing: settings are the
+// keys of README § Settings, progress comes through a callback, errors are
+// exceptions (InputError: bad data or files, ConfigError: bad settings).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dataset.hpp"
+#include "core/model_header.hpp"
+#include "core/training.hpp"
+
+namespace pegasos {
+struct TrainConfig;
+struct AnyModel;
+}  // namespace pegasos
+
+namespace pegasos::api {
+
+// Validated training settings.
+class Settings {
+ public:
+  // From a JSON config file ("" = defaults only) and KEY=VALUE overrides
+  // (the same text as `--set`), validated as a whole before any data is read.
+  static Settings load(const std::string& config_path = "", const std::vector<std::string>& overrides = {});
+  bool strict() const;  // an uncertified model should be refused (the `strict` setting)
+  int threads() const;  // 0 = all cores
+  const TrainConfig& config() const { return *config_; }
+
+ private:
+  std::shared_ptr<const TrainConfig> config_;
+};
+
+// A trained model of either kind (linear weights or kernel support vectors).
+class Model {
+ public:
+  static Model load(const std::string& path);  // either kind, by the file's "kind"
+  void save(const std::string& path) const;    // atomic (temp file + rename)
+  const std::vector<std::string>& classes() const;
+  int outputs() const;  // 1 for a binary model, else one score per class
+  bool kernel() const;
+  // Data to apply the model to, read with the model's reader settings and
+  // featurizer (raw text for a text model).
+  Dataset read(const std::string& path, bool require_labels) const;
+  // Scores of every row (rows × outputs, row-major) and the class each predicts.
+  std::vector<double> scores(const Dataset& data) const;
+  int predict_class(const double* scores) const;
+  // The model's training objective on `data` (labels in the model's classes).
+  double objective(const Dataset& data) const;
+  const AnyModel& any() const { return *model_; }
+
+ private:
+  friend struct Trained;
+  friend Model wrap(AnyModel&& model);
+  std::shared_ptr<const AnyModel> model_;
+};
+
+// A model with what training saw.
+struct Trained {
+  Model model;
+  std::size_t examples = 0, features = 0;
+  std::uint64_t nnz = 0;
+  double load_seconds = 0.0;  // reading (and featurising) the data, checking the source model
+};
+
+// Train on a file (LIBSVM, CSV, or raw text featurised as the settings say),
+// as `pegasos train` does: source-model checks before any data is read, the
+// settings checked against the data, then training. `on_epoch` returning
+// false stops training early.
+Trained train(const Settings& settings, const std::string& data_path,
+              const std::function<bool(const EpochInfo&)>& on_epoch = {});
+
+// Train on numeric rows already in memory (labels: data.classes).
+Model train(const Settings& settings, Dataset data, const std::function<bool(const EpochInfo&)>& on_epoch = {});
+
+}  // namespace pegasos::api
