@@ -193,8 +193,7 @@ class InteriorPointSolver {
     for (int it = 0; it < max_iterations; ++it) {
       const double mu = residuals();
       InteriorPointResult now;
-      std::vector<double> cz, cS, cat;
-      interior_point_detail::certify(pr_, alpha_, now, cz, cS, cat);
+      interior_point_detail::certify(pr_, alpha_, now, cz_, cS_, cat_);
       const double gap = now.primal - now.dual;
       now.certified = gap <= target * std::abs(now.primal);
       if (std::isfinite(gap) && !(best.primal - best.dual <= gap)) best = std::move(now);
@@ -403,6 +402,7 @@ class InteriorPointSolver {
   Eigen::VectorXd w_, rw_, dw_;
   std::vector<double> xi_, alpha_, s_;
   std::vector<double> S_, at_, z_, d_, g_, Di_, ubar_, rxi_, rs_, rc_, da_, ds_, dxi_;
+  std::vector<double> cz_, cS_, cat_;  // the certificate's scratch
   Eigen::MatrixXd M_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_;

@@ -457,10 +457,7 @@ class BinarySdca {
     const InteriorPointResult ipm =
         solve_interior_point(binary_interior_point_problem(data_, B_, lambda_n_, signed_cost_, offset_),
                              s_.tolerance / 4, InteriorPointGate::kIterations);
-    const double p = static_cast<double>(data_.nnz()) / static_cast<double>(n_);
-    const double row_cost = 4.0 * (p + 1.0);
-    t_ += std::min<std::uint64_t>(
-        static_cast<std::uint64_t>(ipm.iterations * interior_point_flops(n_, p, 1, unknowns) / row_cost), T_ - t_);
+    t_ += std::min<std::uint64_t>(InteriorPointGate::visits_charged(data_, 1, unknowns, ipm.iterations), T_ - t_);
     if (!(lambda_ * ipm.dual > checks_.dual)) return HandOver::kNone;
     std::vector<double> from(n_);
     for (std::size_t i = 0; i < n_; ++i) from[i] = lambda_n_ * ipm.alpha[2 * i];

@@ -454,10 +454,7 @@ class MulticlassSdca {
     checks_.interior.tried = true;
     const InteriorPointResult ipm = solve_interior_point(crammer_singer_interior_point_problem(data_, B_, K_, cap_),
                                                          s_.tolerance / 4, InteriorPointGate::kIterations);
-    const double p = static_cast<double>(data_.nnz()) / static_cast<double>(n_);
-    const double row_cost = 4.0 * static_cast<double>(K_) * (p + 1.0);
-    t_ += std::min<std::uint64_t>(
-        static_cast<std::uint64_t>(ipm.iterations * interior_point_flops(n_, p, K_, rows_ * K_) / row_cost), T_ - t_);
+    t_ += std::min<std::uint64_t>(InteriorPointGate::visits_charged(data_, K_, rows_ * K_, ipm.iterations), T_ - t_);
     if (!(lambda_ * ipm.dual > checks_.dual)) return HandOver::kNone;
     std::vector<double> from(n_ * K_);
     for (std::size_t i = 0; i < n_; ++i) {

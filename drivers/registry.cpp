@@ -15,7 +15,6 @@
 #include "objectives/weighted_hinge.hpp"
 
 namespace pegasos {
-namespace {
 
 std::string class_list(const std::vector<std::string>& classes) {
   std::string s;
@@ -23,6 +22,8 @@ std::string class_list(const std::vector<std::string>& classes) {
   if (classes.size() > 10) s += ", ...";
   return s;
 }
+
+namespace {
 
 // Cost per class id from the class_weight setting (all 1 when not given).
 std::vector<double> class_costs(const ClassWeightSetting& class_weight, const Dataset& data) {

@@ -23,6 +23,9 @@ void prepare_labels(const TrainConfig& config, Dataset& train);
 // none). Throws InputError / ConfigError.
 void check_config_against_data(const TrainConfig& config, Dataset& train, const std::string& point = "");
 
+// The classes for a message: 'a', 'b', ... (the first ten).
+std::string class_list(const std::vector<std::string>& classes);
+
 // The class id of a label as written in class_weight (numbers normalised);
 // ConfigError naming the label and the data's labels when it does not occur.
 std::size_t class_of_label(const Dataset& data, const std::string& label);

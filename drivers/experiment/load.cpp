@@ -12,13 +12,6 @@
 namespace pegasos::experiment_detail {
 namespace {
 
-std::string class_list(const std::vector<std::string>& classes) {
-  std::string s;
-  for (std::size_t i = 0; i < classes.size() && i < 10; ++i) s += (i ? ", " : "") + ("'" + classes[i] + "'");
-  if (classes.size() > 10) s += ", ...";
-  return s;
-}
-
 // Transfer points: the source models, read once. They must fit the data;
 // with raw text they also fix the featurizer (the same for every point, so
 // runs compare): returns it (null when none does).
