@@ -82,7 +82,7 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
   text = strip_bom(text);
   if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a CSV text file");
   // Skip leading blank lines; the first non-blank line fixes the layout.
-  std::size_t line_no = 1;
+  std::size_t line_no = options.first_line;
   while (!text.empty()) {
     std::size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);

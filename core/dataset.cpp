@@ -19,6 +19,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/errors.hpp"
+#include "core/input_stream.hpp"
 #include "core/parse_chunks.hpp"
 
 namespace pegasos {
@@ -65,34 +66,24 @@ bool valid_utf8(std::string_view s) {
 // A file's bytes: memory-mapped when plain, decompressed when gzip.
 class FileBytes {
  public:
+  // "-" is standard input. Anything but a regular file (a pipe, /dev/stdin,
+  // a device) is read as a stream to its end.
   explicit FileBytes(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
     struct stat st{};
-    if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+      map_regular_file(fd, path);
       ::close(fd);
-      throw InputError(path + ": not a readable file");
-    }
-    const auto size = static_cast<std::size_t>(st.st_size);
-    if (size > 0) {
-      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) {
-        ::madvise(p, size, MADV_SEQUENTIAL);
-        map_ = p;
-        map_size_ = size;
+    } else {
+      if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        throw InputError(path + ": not a readable file (a directory)");
       }
-    }
-    if (map_ == nullptr && size > 0) {  // e.g. a pipe or special file
-      owned_.resize(size);
-      std::size_t got = 0;
-      while (got < size) {
-        ssize_t r = ::read(fd, owned_.data() + got, size - got);
-        if (r <= 0) break;
-        got += static_cast<std::size_t>(r);
+      InputStream in(path);  // decompresses gzip itself
+      while (in.read(owned_, std::size_t{1} << 26, false) > 0) {
       }
-      owned_.resize(got);
+      return;
     }
-    ::close(fd);
     std::string_view raw = view();
     if (raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
         static_cast<unsigned char>(raw[1]) == 0x8b) {
@@ -114,6 +105,29 @@ class FileBytes {
   }
 
  private:
+  void map_regular_file(int fd, const std::string& path) {
+    struct stat st{};
+    if (::fstat(fd, &st) != 0) throw InputError(path + ": cannot read: " + std::strerror(errno));
+    const auto size = static_cast<std::size_t>(st.st_size);
+    if (size == 0) return;
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      ::madvise(p, size, MADV_SEQUENTIAL);
+      map_ = p;
+      map_size_ = size;
+      return;
+    }
+    owned_.resize(size);
+    std::size_t got = 0;
+    while (got < size) {
+      const ssize_t r = ::read(fd, owned_.data() + got, size - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) throw InputError(path + ": read failed: " + std::strerror(errno));
+      if (r == 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    owned_.resize(got);
+  }
   void unmap() {
     if (map_ != nullptr) ::munmap(map_, map_size_);
     map_ = nullptr;
@@ -294,19 +308,40 @@ std::string read_file_bytes(const std::string& path) {
   return bytes.take();
 }
 
+DataFormat numeric_format_of(const std::string& path, std::string_view head) {
+  if (path != "-") {
+    std::string base = path;
+    if (ends_with(base, ".gz")) base.resize(base.size() - 3);
+    return (ends_with(base, ".csv") || ends_with(base, ".tsv")) ? DataFormat::kCsv : DataFormat::kLibsvm;
+  }
+  // Standard input has no name: the first line that is neither blank nor a
+  // comment decides (CSV rows have commas, LIBSVM rows have none).
+  while (!head.empty()) {
+    const std::size_t nl = head.find('\n');
+    std::string_view line = head.substr(0, nl);
+    const std::size_t start = line.find_first_not_of(" \t\r\v\f");
+    if (start != std::string_view::npos && line[start] != '#') {
+      return line.find(',') != std::string_view::npos ? DataFormat::kCsv : DataFormat::kLibsvm;
+    }
+    if (nl == std::string_view::npos) break;
+    head.remove_prefix(nl + 1);
+  }
+  return DataFormat::kLibsvm;
+}
+
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {
   if (is_text_format(options.format)) {
     throw std::logic_error("read_dataset: " + std::string(to_string(options.format)) + " is raw text (text/corpus.hpp)");
   }
   FileBytes bytes(path);
+  return parse_dataset(bytes.view(), path, options);
+}
+
+Dataset parse_dataset(std::string_view bytes, const std::string& path, const ReadOptions& options) {
   DataFormat format = options.format;
-  if (format == DataFormat::kAuto) {
-    std::string base = path;
-    if (ends_with(base, ".gz")) base.resize(base.size() - 3);
-    format = (ends_with(base, ".csv") || ends_with(base, ".tsv")) ? DataFormat::kCsv : DataFormat::kLibsvm;
-  }
-  Dataset ds = format == DataFormat::kCsv ? parse_csv(bytes.view(), path, options)
-                                          : parse_libsvm(bytes.view(), path, options);
+  if (format == DataFormat::kAuto) format = numeric_format_of(path, bytes);
+  const std::string name = input_name(path);
+  Dataset ds = format == DataFormat::kCsv ? parse_csv(bytes, name, options) : parse_libsvm(bytes, name, options);
   if (options.normalize_rows) ds.normalize_rows();
   return ds;
 }

@@ -80,6 +80,9 @@ struct ReadOptions {
   // does not fully accept (comments, qid:, any error) to the general parser;
   // false sends every line to the general parser (the tests compare the two).
   bool libsvm_fast_path = true;
+  // The 1-based line number of the text's first line, for messages (a piece
+  // of a stream read in batches starts later than line 1).
+  std::size_t first_line = 1;
 };
 
 class Dataset {
@@ -128,11 +131,20 @@ std::string to_libsvm_text(const Dataset& data, const std::vector<std::string>& 
 // 1/2 and ham/spam all come out the way users expect.
 void sort_classes(std::vector<std::string>& classes);
 
-// Read a LIBSVM/SVMlight or CSV file (optionally gzip-compressed; detected by
+// The numeric format of an input in format auto: by the name (.csv / .tsv,
+// optionally .gz, are CSV, anything else LIBSVM), or for standard input ("-")
+// by its first data line in `head` (commas: CSV).
+DataFormat numeric_format_of(const std::string& path, std::string_view head);
+
+// Read a LIBSVM/SVMlight or CSV file ("-": standard input; pipes and devices
+// are read to their end) (optionally gzip-compressed; detected by
 // content). Parses in parallel chunks. Throws InputError naming file:line:column
 // for malformed input, empty files and non-finite values.
 Dataset read_dataset(const std::string& path, const ReadOptions& options);
 
+// The same from the bytes of input `path` already in memory ("-": standard
+// input; format auto as numeric_format_of says).
+Dataset parse_dataset(std::string_view bytes, const std::string& path, const ReadOptions& options);
 // The same from text already in memory; `name` is used in messages.
 Dataset parse_libsvm(std::string_view text, const std::string& name, const ReadOptions& options);
 Dataset parse_csv(std::string_view text, const std::string& name, const ReadOptions& options);

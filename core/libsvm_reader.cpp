@@ -157,7 +157,7 @@ void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOp
 Dataset parse_libsvm(std::string_view text, const std::string& name, const ReadOptions& options) {
   text = strip_bom(text);
   if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a LIBSVM text file");
-  return parse_chunks(text, name, 1, [&](const char* b, const char* e, Chunk& c) {
+  return parse_chunks(text, name, options.first_line, [&](const char* b, const char* e, Chunk& c) {
     parse_libsvm_line(b, e, c, options);
   });
 }

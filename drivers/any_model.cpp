@@ -3,7 +3,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "core/atomic_file.hpp"
+#include "core/output_file.hpp"
 #include "core/errors.hpp"
 #include "io/json_checks.hpp"
 #include "kernel/kernel_trainer.hpp"

@@ -2,7 +2,10 @@
 
 #include <sys/stat.h>
 
+#include <optional>
+
 #include "core/errors.hpp"
+#include "core/input_stream.hpp"
 #include "io/model_json.hpp"
 #include "io/model_sections_json.hpp"
 #include "text/corpus.hpp"
@@ -32,6 +35,26 @@ TextReadOptions text_read_options(DataFormat format, const std::string& text_fie
   return r;
 }
 
+// An input to read once: standard input ("-") is read whole here so its
+// format can be judged by its content (it cannot be read twice); files are
+// read by the readers themselves.
+struct Input {
+  std::string path;
+  std::optional<std::string> bytes;  // standard input
+  explicit Input(const std::string& p) : path(p) {
+    if (p == "-") bytes = read_file_bytes(p);
+  }
+  // Raw text by the format, the name, or (standard input) a first '{'.
+  bool text(DataFormat format) const {
+    if (!bytes) return is_text_input(path, format);
+    return is_text_format(format) || (format == DataFormat::kAuto && sniff_text_format(*bytes) == TextFormat::kJsonl);
+  }
+  Dataset numeric(const ReadOptions& r) const { return bytes ? parse_dataset(*bytes, path, r) : read_dataset(path, r); }
+  TextCorpus corpus(const TextReadOptions& o) const {
+    return bytes ? parse_text_corpus(*bytes, o.format, path, o) : read_text_corpus(path, o);
+  }
+};
+
 }  // namespace
 
 bool is_text_input(const std::string& path, DataFormat format) {
@@ -47,20 +70,20 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
                                 const nlohmann::json& fixed_features) {
   const DataFormat format = config.read.format;
   TrainingData out;
-  if (!is_text_input(path, format)) {
+  const Input input(path);
+  if (!input.text(format)) {
     if (config.features) {
-      throw ConfigError("features: text featurisation settings given, but " + path +
+      throw ConfigError("features: text featurisation settings given, but " + input_name(path) +
                         " is numeric data (LIBSVM/CSV); raw text comes as .jsonl, a folder per class, or format text_tsv");
     }
     if (!fixed_features.is_null()) {
-      throw InputError(config.source_model + ": the source model was trained on raw text, but " + path +
+      throw InputError(config.source_model + ": the source model was trained on raw text, but " + input_name(path) +
                        " is numeric data (featurizations differ)");
     }
-    out.data = read_dataset(path, config.read);
+    out.data = input.numeric(config.read);
     return out;
   }
-  const TextCorpus corpus =
-      read_text_corpus(path, text_read_options(format, config.text_field, config.label_field, true));
+  const TextCorpus corpus = input.corpus(text_read_options(format, config.text_field, config.label_field, true));
   TextFeaturizer featurizer;
   if (!fixed_features.is_null()) {
     featurizer = TextFeaturizer::from_json(fixed_features, config.source_model, "/features");
@@ -85,9 +108,11 @@ Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann:
   bool known = false;
   const DataFormat format = parse_data_format(data_settings.value("format", "auto"), &known);
   const bool text_model = !features.is_null();
-  const bool text_data = (known && is_text_input(path, format)) || (text_model && is_text_input(path, DataFormat::kAuto));
+  const Input input(path);
+  // A text model reads any stream as text (JSONL or TSV by its first byte).
+  const bool text_data = (known && input.text(format)) || (text_model && (input.bytes || input.text(DataFormat::kAuto)));
   if (text_model != text_data) {
-    throw InputError(path + (text_model ? ": the model was trained on raw text (it featurises .jsonl, text_tsv or a folder "
+    throw InputError(input_name(path) + (text_model ? ": the model was trained on raw text (it featurises .jsonl, text_tsv or a folder "
                                           "per class), but this is numeric data"
                                         : ": the model was trained on numeric features (LIBSVM/CSV), but this is raw text"));
   }
@@ -100,11 +125,10 @@ Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann:
       if (it->is_string()) r.label_column_name = it->get<std::string>();
       else if (it->is_number_integer()) r.label_column = it->get<long>();
     }
-    return read_dataset(path, r);
+    return input.numeric(r);
   }
   const TextFeaturizer featurizer = TextFeaturizer::from_json(features, "model", "/features");
-  const TextCorpus corpus = read_text_corpus(
-      path, text_read_options(known ? format : DataFormat::kAuto, data_settings.value("text_field", "text"),
+  const TextCorpus corpus = input.corpus(text_read_options(known ? format : DataFormat::kAuto, data_settings.value("text_field", "text"),
                               data_settings.value("label_field", "label"), require_labels));
   Dataset ds = featurize_corpus(featurizer, corpus);
   if (data_settings.value("normalize", "none") == "l2") ds.normalize_rows();

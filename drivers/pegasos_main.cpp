@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -18,7 +19,7 @@
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
-#include "core/atomic_file.hpp"
+#include "core/output_file.hpp"
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
@@ -30,6 +31,7 @@
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
 #include "drivers/experiment.hpp"
+#include "drivers/predict.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/report.hpp"
 #include "io/model_json.hpp"
@@ -174,30 +176,6 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   return 0;
 }
 
-int run_predict(const std::string& model_path, const std::string& data_path, const std::string& output) {
-  const AnyModel model = AnyModel::load(model_path);
-  const Dataset data = model.read(data_path, false);
-  const std::vector<double> scores = model.scores(data);
-  const std::size_t K = static_cast<std::size_t>(model.outputs());
-  std::string out;
-  out.reserve(data.size() * (16 + 24 * K));
-  char buf[64];
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    out += model.classes()[static_cast<std::size_t>(model.predict_class(&scores[i * K]))];
-    for (std::size_t k = 0; k < K; ++k) {
-      std::snprintf(buf, sizeof buf, "\t%.9g", scores[i * K + k]);
-      out += buf;
-    }
-    out += '\n';
-  }
-  if (output.empty() || output == "-") {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-  } else {
-    write_file_atomic(output, out);
-  }
-  return 0;
-}
-
 // Labels for exported LIBSVM files: the class names when they are all
 // numbers (as LIBLINEAR and scikit-learn need), else -1/+1 for two classes
 // (the positive class, classes[1], is +1) and 1..K for more.
@@ -236,7 +214,7 @@ int run_featurize(const std::string& config_path, const std::vector<std::string>
     }
   }
   const std::vector<std::string> labels = numeric_label_text(data.classes);
-  write_file_atomic(out_path, to_libsvm_text(data, labels));
+  write_output(out_path, to_libsvm_text(data, labels));
   if (quiet) return 0;
   std::string mapping;
   for (std::size_t c = 0; c < labels.size(); ++c) {
@@ -302,12 +280,35 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
                         {"stopped_by", model.training().value("stopped_by", "")},
                         {"relative_gap", model.training().value("relative_gap", nlohmann::json())}};
   if (!problem.empty() && !model.kernel) text += "\nwarning: this model did not converge in training: " + problem + "\n";
-  std::fputs(text.c_str(), stdout);
+  OutputFile out("-");
+  out.write(text);
+  out.commit();
   // Paths from argv may be invalid UTF-8, which JSON cannot hold: replace it.
   if (!json_path.empty()) {
-    write_file_atomic(json_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    write_output(json_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
   return 0;
+}
+
+CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::string& data_path, PredictOptions& o) {
+  CLI::App* predict = app.add_subcommand("predict", "predict: one line per example, label TAB decision value(s)");
+  predict->add_option("model", model_path, "model file written by pegasos train")->required();
+  predict->add_option("data", data_path, "data to predict (labels optional)")->required();
+  predict->add_option("--output,-o", o.output, "write predictions here instead of stdout");
+  predict->add_option("--format,-f", o.format,
+                      "how to read DATA: libsvm, csv, jsonl, text_tsv, text_dir or document (default: the model's "
+                      "setting, else by the name; standard input by its content)");
+  predict->add_flag("--ids", o.ids,
+                    "put an id first on each line: the line number, the file name (folders), or --id-field (JSONL)");
+  predict->add_option("--id-field", o.id_field, "JSONL: the field holding each record's id (implies --ids)");
+  predict->add_flag("--line-buffered", o.line_buffered,
+                    "write each line's prediction as soon as it is read (automatic when the output is a terminal or pipe)");
+  predict->footer(
+      "DATA may be - (standard input) or a named pipe; it is read in batches and predictions are written as it is\n"
+      "read, so the input may be larger than memory. A raw-text model also predicts a folder of documents (one\n"
+      "file each) or one document (a file not named .jsonl/.tsv/.txt). Feature indices beyond the model's\n"
+      "dimension are ignored.");
+  return predict;
 }
 
 int main_impl(int argc, char** argv) {
@@ -331,11 +332,8 @@ int main_impl(int argc, char** argv) {
   train->add_option("model", model_path, "where to write the model (JSON)")->required();
   train->footer(settings_help());
 
-  CLI::App* predict = app.add_subcommand("predict", "predict: one line per example, label TAB decision value(s)");
-  predict->add_option("model", model_path, "model file written by pegasos train")->required();
-  predict->add_option("data", data_path, "data to predict (labels optional)")->required();
-  predict->add_option("--output,-o", output, "write predictions here instead of stdout");
-  predict->footer("Feature indices beyond the model's dimension are ignored.");
+  PredictOptions predict_options;
+  CLI::App* predict = add_predict_command(app, model_path, data_path, predict_options);
 
   CLI::App* eval = app.add_subcommand("eval", "evaluate a model on labelled data");
   eval->add_option("model", model_path, "model file written by pegasos train")->required();
@@ -371,7 +369,10 @@ int main_impl(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet, strict);
-  if (predict->parsed()) return run_predict(model_path, data_path, output);
+  if (predict->parsed()) {
+    run_predict(model_path, data_path, predict_options);
+    return 0;
+  }
   if (run->parsed()) return run_experiment_command(experiment_path, output, quiet);
   if (featurize->parsed()) return run_featurize(config_path, sets, model_path, data_path, output, quiet);
   return run_eval(model_path, data_path, json_path, max_fpr >= 0 ? std::optional<double>(max_fpr) : std::nullopt);
@@ -383,7 +384,18 @@ int main_impl(int argc, char** argv) {
 int main(int argc, char** argv) {
   pegasos::remove_temp_files_on_signals();  // Ctrl-C while writing leaves no PATH.tmp-* file
   try {
-    return pegasos::main_impl(argc, argv);
+    const int code = pegasos::main_impl(argc, argv);
+    pegasos::check_standard_output();  // `pegasos ... > /dev/full` must not exit 0
+    return code;
+  } catch (const pegasos::BrokenPipe&) {
+    // The reader went away (`pegasos predict m x | head`): end quietly, as a
+    // filter killed by SIGPIPE does, after the unwinding removed temp files.
+    std::signal(SIGPIPE, SIG_DFL);
+    std::raise(SIGPIPE);
+    return 128 + SIGPIPE;
+  } catch (const pegasos::OutputError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
   } catch (const pegasos::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

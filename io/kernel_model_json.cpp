@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/atomic_file.hpp"
+#include "core/output_file.hpp"
 #include "core/errors.hpp"
 #include "io/json_checks.hpp"
 #include "io/kernel_settings_json.hpp"
@@ -214,7 +214,7 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
 }
 
 void save_kernel_model(const KernelModel& model, const std::string& path) {
-  write_file_atomic(path, kernel_model_to_json(model));
+  write_output(path, kernel_model_to_json(model));
 }
 
 KernelModel load_kernel_model(const std::string& path) { return kernel_model_from_json(read_file_bytes(path), path); }

@@ -7,7 +7,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "core/atomic_file.hpp"
+#include "core/output_file.hpp"
 #include "core/errors.hpp"
 #include "io/json_checks.hpp"
 #include "io/model_sections_json.hpp"
@@ -289,7 +289,7 @@ json features_json(const Model& model) { return model.features.empty() ? json(nu
 
 std::string features_text(const json& features) { return features.is_null() ? std::string() : json_object_text(features); }
 
-void save_model(const Model& model, const std::string& path) { write_file_atomic(path, model_to_json(model)); }
+void save_model(const Model& model, const std::string& path) { write_output(path, model_to_json(model)); }
 
 Model load_model(const std::string& path) { return model_from_json(read_file_bytes(path), path); }
 

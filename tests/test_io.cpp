@@ -23,7 +23,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
+#include "core/output_file.hpp"
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
 #include "core/model.hpp"
@@ -955,20 +955,20 @@ TEST_CASE("model: a model with non-finite weights or bias is refused by model_to
 }
 
 // ===========================================================================
-// write_file_atomic
+// write_output
 
-TEST_CASE("write_file_atomic replaces content and leaves no temporary files", "[io]") {
+TEST_CASE("write_output replaces content and leaves no temporary files", "[io]") {
   TempDir dir;
   const std::string path = dir.file("out.txt");
-  pegasos::write_file_atomic(path, "first version, longer than the second\n");
+  pegasos::write_output(path, "first version, longer than the second\n");
   CHECK(read_text(path) == "first version, longer than the second\n");
-  pegasos::write_file_atomic(path, "second");
+  pegasos::write_output(path, "second");
   CHECK(read_text(path) == "second");
   std::string big(3 << 20, 'x');
   for (std::size_t i = 0; i < big.size(); i += 4099) big[i] = static_cast<char>('a' + i % 26);
-  pegasos::write_file_atomic(path, big);
+  pegasos::write_output(path, big);
   CHECK(read_text(path) == big);
-  pegasos::write_file_atomic(path, "");
+  pegasos::write_output(path, "");
   CHECK(read_text(path).empty());
   CHECK(dir.entries() == std::vector<std::string>{"out.txt"});
   struct stat st{};
@@ -977,9 +977,9 @@ TEST_CASE("write_file_atomic replaces content and leaves no temporary files", "[
 
   SECTION("an unwritable target is an error naming it, and leaves nothing behind") {
     const std::string missing_dir = dir.file("no/such/dir/out.txt");
-    CHECK_THROWS_WITH(pegasos::write_file_atomic(missing_dir, "x"), Contains(missing_dir));
+    CHECK_THROWS_WITH(pegasos::write_output(missing_dir, "x"), Contains(missing_dir));
     fs::create_directory(dir.file("target"));
-    CHECK_THROWS_AS(pegasos::write_file_atomic(dir.file("target"), "x"), InputError);
+    CHECK_THROWS_AS(pegasos::write_output(dir.file("target"), "x"), InputError);
     CHECK(dir.entries() == std::vector<std::string>{"out.txt", "target"});
     CHECK(fs::is_empty(dir.file("target")));
   }

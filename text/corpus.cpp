@@ -11,6 +11,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/errors.hpp"
+#include "core/input_stream.hpp"
 
 namespace pegasos {
 
@@ -27,7 +28,7 @@ struct LineFailure {
 };
 
 struct CorpusChunk {
-  std::vector<std::string> labels, texts;
+  std::vector<std::string> labels, texts, ids;
   std::size_t lines = 0;
   std::size_t error_line = 0, error_column = 0;
   std::string error;
@@ -48,7 +49,7 @@ std::string label_or_throw(std::string_view token, std::size_t column) {
 // Parse `text` line by line in parallel chunks; `parse(line, chunk)` may throw
 // LineFailure. Errors report the first bad line of the file.
 template <class ParseLine>
-TextCorpus parse_corpus_lines(std::string_view text, const std::string& name, ParseLine parse) {
+TextCorpus parse_corpus_lines(std::string_view text, const std::string& name, std::size_t first_line, ParseLine parse) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<std::size_t> bounds{0};
   while (bounds.back() < text.size()) {
@@ -86,7 +87,7 @@ TextCorpus parse_corpus_lines(std::string_view text, const std::string& name, Pa
   });
   TextCorpus corpus;
   corpus.source = name;
-  std::size_t line_offset = 0, docs = 0;
+  std::size_t line_offset = first_line - 1, docs = 0;
   for (const CorpusChunk& c : chunks) {
     if (!c.error.empty()) throw InputError(location(name, line_offset + c.error_line, c.error_column) + ": " + c.error);
     line_offset += c.lines;
@@ -97,6 +98,7 @@ TextCorpus parse_corpus_lines(std::string_view text, const std::string& name, Pa
   for (CorpusChunk& c : chunks) {
     std::move(c.labels.begin(), c.labels.end(), std::back_inserter(corpus.labels));
     std::move(c.texts.begin(), c.texts.end(), std::back_inserter(corpus.texts));
+    std::move(c.ids.begin(), c.ids.end(), std::back_inserter(corpus.ids));
     c = CorpusChunk{};
   }
   if (corpus.size() == 0) throw InputError(name + ": no documents (the file is empty or has only blank lines)");
@@ -124,7 +126,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options) {
-  return parse_corpus_lines(bytes, name, [&](std::string_view line, CorpusChunk& c) {
+  return parse_corpus_lines(bytes, name, options.first_line, [&](std::string_view line, CorpusChunk& c) {
     json j;
     try {
       j = json::parse(line);
@@ -151,13 +153,20 @@ TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, c
     } else {
       throw LineFailure{0, "field \"" + options.label_field + "\" must be a string or a number, found " + l->type_name()};
     }
+    if (!options.id_field.empty()) {
+      auto id = j.find(options.id_field);
+      if (id == j.end() || id->is_null()) throw LineFailure{0, "missing id field \"" + options.id_field + "\""};
+      if (id->is_string()) c.ids.push_back(id->get<std::string>());
+      else if (id->is_number()) c.ids.push_back(id->dump());
+      else throw LineFailure{0, "field \"" + options.id_field + "\" must be a string or a number, found " + id->type_name()};
+    }
     c.labels.push_back(std::move(label));
     c.texts.push_back(std::move(text->get_ref<std::string&>()));
   });
 }
 
 TextCorpus parse_tsv_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options) {
-  return parse_corpus_lines(bytes, name, [&](std::string_view line, CorpusChunk& c) {
+  return parse_corpus_lines(bytes, name, options.first_line, [&](std::string_view line, CorpusChunk& c) {
     const std::size_t tab = line.find('\t');
     if (tab == std::string_view::npos) {
       if (options.require_labels) throw LineFailure{0, "expected LABEL<TAB>TEXT: the line has no tab"};
@@ -182,7 +191,7 @@ TextCorpus parse_tsv_corpus(std::string_view bytes, const std::string& name, con
   });
 }
 
-TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions& /*options*/) {
+TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions& options) {
   namespace fs = std::filesystem;
   auto hidden = [](const fs::path& p) { return p.filename().string().starts_with("."); };
   std::vector<fs::path> folders;
@@ -211,12 +220,22 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
     }
     std::sort(inside.begin(), inside.end());
     for (auto& f : inside) {
+      corpus.ids.push_back(folder.filename().string() + "/" + f.filename().string());
       files.push_back(std::move(f));
       corpus.labels.push_back(label);
     }
   }
+  if (files.empty() && !options.require_labels) {  // a flat folder of unlabelled documents
+    for (const auto& e : fs::directory_iterator(path, ec)) {
+      if (!hidden(e.path()) && e.is_regular_file(ec)) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) corpus.ids.push_back(f.filename().string());
+    corpus.labels.assign(files.size(), "");
+  }
   if (files.empty()) {
-    throw InputError(path + ": no documents (expected one sub-folder per class, each holding one file per document)");
+    throw InputError(path + ": no documents (expected one sub-folder per class, each holding one file per document" +
+                     (options.require_labels ? ")" : ", or a folder of documents)"));
   }
   corpus.texts.resize(files.size());
   std::vector<std::string> errors(files.size());
@@ -233,29 +252,56 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
   return corpus;
 }
 
+namespace {
+
+TextFormat format_by_name(const std::string& path, bool directory, bool require_labels) {
+  std::string_view base = path;
+  if (ends_with(base, ".gz")) base.remove_suffix(3);
+  if (directory) return TextFormat::kDirectory;
+  if (ends_with(base, ".jsonl") || ends_with(base, ".ndjson") || ends_with(base, ".json")) return TextFormat::kJsonl;
+  if (ends_with(base, ".tsv") || ends_with(base, ".txt")) return TextFormat::kTsv;
+  if (!require_labels) return TextFormat::kDocument;
+  throw InputError(path + ": cannot tell the text format from the name (expected a directory, or .jsonl / .tsv / .txt, "
+                          "optionally .gz)");
+}
+
+}  // namespace
+
+TextCorpus parse_text_corpus(const std::string& bytes, TextFormat format, const std::string& path,
+                             const TextReadOptions& options) {
+  if (format == TextFormat::kAuto) format = sniff_text_format(bytes);
+  if (format == TextFormat::kDirectory) throw InputError(input_name(path) + ": format text_dir needs a folder, not a stream");
+  const std::string name = input_name(path);
+  if (format == TextFormat::kDocument) {
+    TextCorpus corpus;
+    corpus.source = name;
+    corpus.texts.push_back(bytes);
+    corpus.labels.emplace_back();
+    corpus.ids.push_back(path);
+    return corpus;
+  }
+  return format == TextFormat::kJsonl ? parse_jsonl_corpus(bytes, name, options) : parse_tsv_corpus(bytes, name, options);
+}
+
+TextFormat sniff_text_format(std::string_view bytes) {
+  const std::size_t start = bytes.find_first_not_of(" \t\r\n\v\f");
+  if (start != std::string_view::npos && bytes.substr(start, 3) == "\xEF\xBB\xBF") return sniff_text_format(bytes.substr(start + 3));
+  return start != std::string_view::npos && bytes[start] == '{' ? TextFormat::kJsonl : TextFormat::kTsv;
+}
+
 TextCorpus read_text_corpus(const std::string& path, const TextReadOptions& options) {
   TextFormat format = options.format;
+  if (path == "-") return parse_text_corpus(read_file_bytes(path), format, path, options);
   std::error_code ec;
   const bool directory = std::filesystem::is_directory(path, ec);
   if (!directory && !std::filesystem::exists(path, ec)) throw InputError(path + ": no such file or directory");
-  if (format == TextFormat::kAuto) {
-    std::string_view base = path;
-    if (ends_with(base, ".gz")) base.remove_suffix(3);
-    if (directory) format = TextFormat::kDirectory;
-    else if (ends_with(base, ".jsonl") || ends_with(base, ".ndjson") || ends_with(base, ".json")) format = TextFormat::kJsonl;
-    else if (ends_with(base, ".tsv") || ends_with(base, ".txt")) format = TextFormat::kTsv;
-    else {
-      throw InputError(path + ": cannot tell the text format from the name (expected a directory, or .jsonl / .tsv / .txt, "
-                              "optionally .gz)");
-    }
-  }
+  if (format == TextFormat::kAuto) format = format_by_name(path, directory, options.require_labels);
   if (format == TextFormat::kDirectory) {
     if (!directory) throw InputError(path + ": not a directory");
     return read_directory_corpus(path, options);
   }
   if (directory) throw InputError(path + ": is a directory, expected a " + (format == TextFormat::kJsonl ? "JSONL" : "TSV") + " file");
-  const std::string bytes = read_file_bytes(path);
-  return format == TextFormat::kJsonl ? parse_jsonl_corpus(bytes, path, options) : parse_tsv_corpus(bytes, path, options);
+  return parse_text_corpus(read_file_bytes(path), format, path, options);
 }
 
 // ---------------------------------------------------------------------------

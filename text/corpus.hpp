@@ -13,7 +13,8 @@
 
 namespace pegasos {
 
-enum class TextFormat { kAuto, kJsonl, kTsv, kDirectory };
+// kDocument: the whole file is one unlabelled document (e.g. one mail message).
+enum class TextFormat { kAuto, kJsonl, kTsv, kDirectory, kDocument };
 
 struct TextReadOptions {
   TextFormat format = TextFormat::kAuto;
@@ -22,23 +23,42 @@ struct TextReadOptions {
   // false (predict): a missing/null label (JSONL), a line without a tab (TSV)
   // gives an unlabeled document (label "").
   bool require_labels = true;
+  // JSONL: the field whose value (a string or a number) identifies each
+  // document in TextCorpus::ids; "" = no ids from the records.
+  std::string id_field;
+  // The 1-based line number of the text's first line, for messages.
+  std::size_t first_line = 1;
 };
 
 struct TextCorpus {
   std::vector<std::string> labels;  // canonical_label() spelling; "" = unlabeled
   std::vector<std::string> texts;
   std::string source;               // path, for messages
+  // One per document when known: the file name relative to the folder (folders),
+  // the path (one document), the id field's value (JSONL with id_field);
+  // else empty.
+  std::vector<std::string> ids;
   std::size_t size() const { return texts.size(); }
 };
 
 // Format by name: a directory -> one sub-folder per class (each regular file
 // directly inside a sub-folder is one document, label = folder name; files
 // and folders are taken in sorted order; names starting with '.' and files at
-// the top level are skipped); otherwise, after removing ".gz", ".jsonl",
-// ".ndjson" or ".json" -> JSONL, ".tsv" or ".txt" -> TSV. gzip is detected by
-// content. Throws InputError naming file:line for malformed input and for a
-// corpus without documents.
+// the top level are skipped; without labels required, a flat folder of files
+// is one unlabelled document per file); otherwise, after removing ".gz",
+// ".jsonl", ".ndjson" or ".json" -> JSONL, ".tsv" or ".txt" -> TSV, and any
+// other file name, when labels are not required, one document. "-" is
+// standard input: JSONL when its first non-blank byte is '{', else TSV. gzip
+// is detected by content. Throws InputError naming file:line for malformed
+// input and for a corpus without documents.
 TextCorpus read_text_corpus(const std::string& path, const TextReadOptions& options);
+// `bytes` of the input `path` ("-": standard input) parsed as `format`
+// (kAuto: sniff_text_format; kDocument: all of it one document).
+TextCorpus parse_text_corpus(const std::string& bytes, TextFormat format, const std::string& path,
+                             const TextReadOptions& options);
+// The format of text read from a stream: JSONL when the first non-blank byte
+// (after a UTF-8 BOM) is '{', else TSV.
+TextFormat sniff_text_format(std::string_view bytes);
 // One JSON object per line (blank lines skipped, UTF-8 BOM and CRLF accepted).
 TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options);
 // LABEL<TAB>TEXT per line; TEXT is the rest of the line (further tabs included).

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <map>
 
-#include "core/atomic_file.hpp"
+#include "core/output_file.hpp"
 #include "drivers/experiment/common.hpp"
 
 namespace pegasos::experiment_detail {
@@ -359,7 +359,7 @@ std::vector<std::string> write_plots(const PlotSet& plots, const std::string& di
   }
   if (plots.scripts.empty()) return images;
   fs::create_directories(dir);
-  for (const auto& [name, content] : plots.files) write_file_atomic((fs::path(dir) / name).string(), content);
+  for (const auto& [name, content] : plots.files) write_output((fs::path(dir) / name).string(), content);
   const std::string program = find_program(gnuplot);
   if (program.empty()) {
     if (!quiet) {

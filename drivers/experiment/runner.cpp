@@ -9,7 +9,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
-#include "core/atomic_file.hpp"
+#include "core/output_file.hpp"
 #include "core/errors.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/experiment/common.hpp"
@@ -214,10 +214,10 @@ std::vector<std::string> make_plots(const Experiment& e, const LoadedData& data,
 void write_outputs(const Experiment& e, const std::string& output_dir, const json& results,
                    const std::vector<json>& runs, const std::optional<RunOutcome>& best_outcome) {
   if (best_outcome)
-    write_file_atomic((fs::path(output_dir) / "best_model.json").string(), best_outcome->model->to_json());
-  write_file_atomic((fs::path(output_dir) / "results.csv").string(), results_csv(e, runs));
-  write_file_atomic((fs::path(output_dir) / "results_no_timing.json").string(), without_timing(results).dump(2) + "\n");
-  write_file_atomic((fs::path(output_dir) / "results.json").string(), results.dump(2) + "\n");
+    write_output((fs::path(output_dir) / "best_model.json").string(), best_outcome->model->to_json());
+  write_output((fs::path(output_dir) / "results.csv").string(), results_csv(e, runs));
+  write_output((fs::path(output_dir) / "results_no_timing.json").string(), without_timing(results).dump(2) + "\n");
+  write_output((fs::path(output_dir) / "results.json").string(), results.dump(2) + "\n");
 }
 
 // The closing lines on stderr: where the results are, the selection, the best run, the plots.

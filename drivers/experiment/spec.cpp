@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "core/atomic_file.hpp"
+#include "core/output_file.hpp"
 #include "core/errors.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/experiment/common.hpp"

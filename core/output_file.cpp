@@ -1,4 +1,4 @@
-#include "core/atomic_file.hpp"
+#include "core/output_file.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -86,7 +87,40 @@ void remove_temp_files_on_signals() {
   }
 }
 
-void write_file_atomic(const std::string& path, std::string_view content) {
+namespace {
+
+constexpr std::size_t kBufferBytes = std::size_t{1} << 16;
+
+bool is_interactive_fd(int fd) {
+  struct stat st{};
+  if (::isatty(fd)) return true;
+  return ::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+[[noreturn]] void throw_write_error(const std::string& name, const char* what, int err) {
+  if (err == EPIPE) throw BrokenPipe(name);
+  throw OutputError(name + ": " + what + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
+  if (path.empty() || path == "-") {
+    name_ = "standard output";
+    fd_ = STDOUT_FILENO;
+    interactive_ = is_interactive_fd(fd_);
+    return;
+  }
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw InputError(path + ": cannot write output: is a directory");
+    if (!S_ISREG(st.st_mode)) {  // FIFO, device, socket: in place, never replaced
+      fd_ = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+      if (fd_ < 0) throw InputError(path + ": cannot open output: " + std::strerror(errno));
+      interactive_ = is_interactive_fd(fd_);
+      return;
+    }
+  }
   std::string tmpl = path + ".tmp-XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
@@ -96,45 +130,102 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   sigemptyset(&cleanup_signals);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&cleanup_signals, sig);
   ::pthread_sigmask(SIG_BLOCK, &cleanup_signals, &previous);
-  int slot = claim_slot();
-  int fd = ::mkstemp(name.data());
+  const int slot = claim_slot();
+  fd_ = ::mkstemp(name.data());
   const int mkstemp_errno = errno;
-  const std::string tmp(name.data());
-  slot = arm_slot(slot, fd, tmp);
+  tmp_ = name.data();
+  slot_ = arm_slot(slot, fd_, tmp_);
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  if (fd < 0) throw InputError(path + ": cannot create output file: " + std::strerror(mkstemp_errno));
-  auto fail = [&](const char* what) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    disarm_cleanup(slot);
-    throw InputError(path + ": " + what + ": " + std::strerror(err));
-  };
+  if (fd_ < 0) {
+    tmp_.clear();
+    throw InputError(path + ": cannot create output file: " + std::strerror(mkstemp_errno));
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (!committed_) discard();
+}
+
+void OutputFile::discard() {
+  if (fd_ >= 0 && fd_ != STDOUT_FILENO) ::close(fd_);
+  fd_ = -1;
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  disarm_cleanup(slot_);
+  slot_ = -1;
+}
+
+void OutputFile::write_fd(const char* data, std::size_t size) {
   std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
+  while (done < size) {
+    const ssize_t w = ::write(fd_, data + done, size - done);
     if (w < 0) {
       if (errno == EINTR) continue;
-      fail("write failed");
+      throw_write_error(name_, "write failed", errno);
     }
     done += static_cast<std::size_t>(w);
   }
-  if (::fchmod(fd, 0644) != 0) fail("cannot set permissions");
-  if (::fsync(fd) != 0) fail("fsync failed");
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    disarm_cleanup(slot);
-    throw InputError(path + ": close failed: " + std::strerror(err));
+}
+
+void OutputFile::write(std::string_view bytes) {
+  if (committed_ || fd_ < 0) throw std::logic_error("OutputFile::write after commit: " + name_);
+  if (buffer_.size() + bytes.size() > kBufferBytes) {
+    flush();
+    if (bytes.size() >= kBufferBytes) {
+      write_fd(bytes.data(), bytes.size());
+      return;
+    }
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    disarm_cleanup(slot);
-    throw InputError(path + ": cannot rename temporary file into place: " + std::strerror(err));
+  buffer_.append(bytes);
+}
+
+void OutputFile::flush() {
+  if (buffer_.empty()) return;
+  write_fd(buffer_.data(), buffer_.size());
+  buffer_.clear();
+}
+
+void OutputFile::commit() {
+  if (committed_) return;
+  flush();
+  if (tmp_.empty()) {  // in place
+    if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) {
+      const int err = errno;
+      fd_ = -1;
+      throw_write_error(name_, "close failed", err);
+    }
+    fd_ = -1;
+    committed_ = true;
+    return;
+  }
+  if (::fchmod(fd_, 0644) != 0) throw_write_error(path_, "cannot set permissions", errno);
+  if (::fsync(fd_) != 0) throw_write_error(path_, "fsync failed", errno);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw_write_error(path_, "close failed", errno);
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    throw_write_error(path_, "cannot rename temporary file into place", errno);
   }
   // A signal arriving now unlinks a name that no longer exists: harmless.
-  disarm_cleanup(slot);
+  disarm_cleanup(slot_);
+  slot_ = -1;
+  tmp_.clear();
+  committed_ = true;
+}
+
+void write_output(const std::string& path, std::string_view content) {
+  OutputFile out(path);
+  out.write(content);
+  out.commit();
+}
+
+void check_standard_output() {
+  std::cout.flush();
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  const int err = errno;
+  if (!failed) return;
+  if (err == EPIPE) throw BrokenPipe("standard output");
+  throw OutputError(std::string("standard output: write failed") + (err != 0 ? std::string(": ") + std::strerror(err) : ""));
 }
 
 }  // namespace pegasos

@@ -1,0 +1,89 @@
+// Where results go, and nothing lost on the way.
+//
+// A regular file (or a path that does not exist yet) is written crash-safe:
+// a temporary file `PATH.tmp-XXXXXX` in the same directory, fsync, rename over
+// the target, so PATH is either the previous version or the complete new one.
+// Standard output ("-"), FIFOs, character and block devices and sockets are
+// written in place, as they come (a reader on a pipe sees lines as they are
+// produced; /dev/null stays a device). Every write, the final flush and the
+// close are checked: a failure throws OutputError naming the output. A reader
+// that closed its end of a pipe (EPIPE) throws BrokenPipe, which main() turns
+// into a quiet end by SIGPIPE, as Unix filters do.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "core/errors.hpp"
+
+namespace pegasos {
+
+// Writing failed after the output was opened (ENOSPC, EIO, ...). Not bad input:
+// the driver exits 1 with the message.
+class OutputError : public std::runtime_error {
+ public:
+  explicit OutputError(const std::string& what) : std::runtime_error(what) {}
+};
+
+// The reader of a pipe went away. Not an error to report: stop quietly.
+class BrokenPipe : public std::runtime_error {
+ public:
+  explicit BrokenPipe(const std::string& output) : std::runtime_error(output + ": broken pipe") {}
+};
+
+// An output opened for writing. Opening throws InputError when the path cannot
+// be created (no such directory, permission, a directory). Bytes are buffered
+// (64 KiB) until flush(), commit() or a full buffer.
+class OutputFile {
+ public:
+  // "-" (or "") is standard output.
+  explicit OutputFile(const std::string& path);
+  ~OutputFile();  // without commit(): a temporary file is removed, the target untouched
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void write(std::string_view bytes);
+  // Hand the buffered bytes to the kernel (a reader of a pipe sees them now).
+  void flush();
+  // Everything written: flush; for a regular file fsync, close and rename into
+  // place; for an in-place output close it (standard output is flushed, not
+  // closed). Throws OutputError (BrokenPipe) on failure.
+  void commit();
+
+  // "standard output" for "-", else the path: for messages.
+  const std::string& name() const { return name_; }
+  // True when written in place (standard output, FIFO, device, socket).
+  bool in_place() const { return tmp_.empty(); }
+  // True for a terminal, FIFO/pipe or socket: someone may be reading as we go,
+  // so streaming commands flush after each batch of results.
+  bool interactive() const { return interactive_; }
+
+ private:
+  void write_fd(const char* data, std::size_t size);
+  void discard();
+
+  std::string path_, name_, tmp_;
+  std::string buffer_;
+  int fd_ = -1;
+  int slot_ = -1;  // temp-file cleanup slot (see output_file.cpp)
+  bool interactive_ = false;
+  bool committed_ = false;
+};
+
+// Write `content` to `path` as one OutputFile (atomic for regular files, in
+// place for "-", FIFOs, devices and sockets).
+void write_output(const std::string& path, std::string_view content);
+
+// Check standard output at the end of a command: flush C and C++ streams and
+// throw OutputError (BrokenPipe) if any earlier write to them failed.
+void check_standard_output();
+
+// Install handlers for SIGINT, SIGTERM and SIGHUP that unlink the temporary
+// files of outputs being written, then re-raise the signal with its default
+// action (so the exit status still says "killed by signal"). Signals whose
+// handler is not the default (e.g. ignored) are left alone. Call once, early
+// in main().
+void remove_temp_files_on_signals();
+
+}  // namespace pegasos

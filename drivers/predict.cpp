@@ -1,0 +1,173 @@
+#include "drivers/predict.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/input_stream.hpp"
+#include "core/output_file.hpp"
+#include "drivers/any_model.hpp"
+#include "drivers/model_input.hpp"
+#include "io/model_json.hpp"
+#include "io/model_sections_json.hpp"
+
+namespace pegasos {
+namespace {
+
+ModelReader reader_of(const AnyModel& model) {
+  if (model.linear) return ModelReader(json_object_of(model.linear->data), features_json(*model.linear));
+  return ModelReader(json_object_of(model.kernel->data), nullptr);
+}
+
+// Remove row 0 (a CSV batch's repeated first line).
+void drop_first_row(Dataset& ds) {
+  const std::uint64_t n0 = ds.row_ptr[1];
+  ds.indices.erase(ds.indices.begin(), ds.indices.begin() + static_cast<std::ptrdiff_t>(n0));
+  ds.values.erase(ds.values.begin(), ds.values.begin() + static_cast<std::ptrdiff_t>(n0));
+  ds.row_ptr.erase(ds.row_ptr.begin());
+  for (auto& p : ds.row_ptr) p -= n0;
+  ds.labels.erase(ds.labels.begin());
+}
+
+class Predictor {
+ public:
+  Predictor(const AnyModel& model, OutputFile& out, bool ids) : model_(model), out_(out), ids_(ids) {}
+
+  // Writes "[id TAB] class TAB score..." per row.
+  void write(const Dataset& data, const std::vector<std::string>& ids) {
+    const std::vector<double> scores = model_.scores(data);
+    const std::size_t K = static_cast<std::size_t>(model_.outputs());
+    std::string text;
+    text.reserve(data.size() * (16 + 24 * K));
+    char buf[64];
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      if (ids_) text += ids[i] + '\t';
+      text += model_.classes()[static_cast<std::size_t>(model_.predict_class(&scores[i * K]))];
+      for (std::size_t k = 0; k < K; ++k) {
+        std::snprintf(buf, sizeof buf, "\t%.9g", scores[i * K + k]);
+        text += buf;
+      }
+      text += '\n';
+    }
+    out_.write(text);
+    rows_ += data.size();
+  }
+  std::size_t rows() const { return rows_; }
+
+ private:
+  const AnyModel& model_;
+  OutputFile& out_;
+  bool ids_;
+  std::size_t rows_ = 0;
+};
+
+// State of a line-format input read in batches.
+struct LineStream {
+  InputKind kind = InputKind::kLibsvm;
+  bool started = false;     // a batch with rows was parsed
+  std::string csv_first;    // CSV: the first row line (a header or data), repeated before later batches
+  bool csv_header = false;  // ... and whether it was a header
+};
+
+// Parse and predict one batch of whole lines starting at line `first_line`.
+void predict_batch(std::string_view piece, std::size_t first_line, LineStream& s, const ModelReader& reader,
+                   const std::string& name, const PredictOptions& opt, Predictor& predictor) {
+  const bool want_ids = opt.ids || !opt.id_field.empty();
+  if (count_rows(piece, s.kind, first_line, nullptr) == 0) return;
+  std::vector<std::string> ids;
+  std::vector<std::string>* ids_out = want_ids ? &ids : nullptr;
+  Dataset ds;
+  if (s.kind == InputKind::kCsv && s.started) {
+    const std::string text = s.csv_first + "\n" + std::string(piece);
+    ds = reader.parse(text, s.kind, name, first_line - 1, opt.id_field, ids_out);
+    if (!s.csv_header) {
+      drop_first_row(ds);
+      if (want_ids) ids.erase(ids.begin());
+    }
+  } else {
+    ds = reader.parse(piece, s.kind, name, first_line, opt.id_field, ids_out);
+    if (s.kind == InputKind::kCsv) {
+      std::vector<std::size_t> lines;
+      const std::size_t n = count_rows(piece, s.kind, first_line, &lines);
+      const std::size_t at = lines.front() - first_line;  // the first row line
+      std::size_t begin = 0;
+      for (std::size_t l = 0; l < at; ++l) begin = piece.find('\n', begin) + 1;
+      const std::size_t end = piece.find('\n', begin);
+      s.csv_first = std::string(piece.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+      s.csv_header = ds.size() + 1 == n;
+    }
+  }
+  s.started = true;
+  predictor.write(ds, ids);
+}
+
+// Read `path` in batches of whole lines and predict each as it comes.
+void predict_lines(InputStream& in, const std::string& path, const ModelReader& reader, const PredictOptions& opt,
+                   OutputFile& out, Predictor& predictor) {
+  const bool eager = opt.line_buffered || out.interactive();
+  LineStream s;
+  std::string buf;
+  std::size_t next_line = 1;
+  bool kind_known = false;
+  while (true) {
+    // A batch is cut at the last line end once batch_bytes are buffered (a
+    // longer line grows the batch).
+    const std::size_t batch = std::max<std::size_t>(opt.batch_bytes, 1);
+    const std::size_t want = buf.size() < batch ? batch - buf.size() : batch;
+    const bool end = in.read(buf, want, eager) == 0;
+    if (!kind_known) {
+      s.kind = reader.kind(path, opt.format, buf);
+      kind_known = true;
+      if (!is_line_format(s.kind)) {  // one document on standard input: all of it
+        throw InputError(in.name() + ": format " + opt.format + " needs a file or folder name, not a stream");
+      }
+    }
+    std::size_t cut = buf.size();
+    if (!end) {
+      const std::size_t nl = buf.rfind('\n');
+      cut = nl == std::string::npos ? 0 : nl + 1;
+      // CSV: the first batch must show a row after a possible header.
+      if (s.kind == InputKind::kCsv && !s.started && count_rows({buf.data(), cut}, s.kind, 1, nullptr) < 2) cut = 0;
+    }
+    if (cut > 0) {
+      const std::string_view piece(buf.data(), cut);
+      predict_batch(piece, next_line, s, reader, in.name(), opt, predictor);
+      next_line += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
+      buf.erase(0, cut);
+      if (eager) out.flush();
+    }
+    if (end) break;
+  }
+}
+
+}  // namespace
+
+void run_predict(const std::string& model_path, const std::string& data_path, const PredictOptions& opt) {
+  const AnyModel model = AnyModel::load(model_path);
+  const ModelReader reader = reader_of(model);
+  const bool ids = opt.ids || !opt.id_field.empty();
+  std::vector<std::string> doc_ids;
+  std::optional<Dataset> documents;
+  if (!is_stream(data_path)) {
+    const InputKind kind = reader.kind(data_path, opt.format, {});
+    if (!is_line_format(kind)) documents = reader.read_documents(data_path, kind, &doc_ids);
+  }
+  OutputFile out(opt.output);
+  Predictor predictor(model, out, ids);
+  if (documents) {
+    predictor.write(*documents, doc_ids);
+  } else {
+    InputStream in(data_path);
+    predict_lines(in, data_path, reader, opt, out, predictor);
+    if (predictor.rows() == 0) {
+      throw InputError(in.name() + (reader.text_model() ? ": no documents (the file is empty or has only blank lines)"
+                                                        : ": no examples (the file is empty or has only blank/comment lines)"));
+    }
+  }
+  out.commit();
+}
+
+}  // namespace pegasos

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Streams and outputs that are not regular files, through the real binary:
+#   - `cat x | pegasos predict m -` equals `pegasos predict m x` for LIBSVM, CSV,
+#     JSONL, JSONL.gz and TSV; named pipes and /dev/stdin read like files; train,
+#     eval and featurize read standard input too;
+#   - --output to a FIFO streams to its reader and leaves a FIFO; to a device node
+#     leaves a device; > /dev/full fails loudly; a closed pipe ends quietly;
+#   - --line-buffered answers each line before the next one is written.
+# Usage: bash tests/cli_streams.sh PEGASOS_BINARY
+set -uo pipefail
+P=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+same() { cmp -s "$1" "$2" || fail "$3: $1 and $2 differ"; }
+
+# Data: a linearly separable LIBSVM set, the same as CSV with a header, and raw text.
+awk 'BEGIN { srand(7); for (i = 0; i < 3000; i++) { y = (i % 2) ? 1 : -1; printf "%d 1:%.3f 2:%.3f 5:%.2f\n", y, y + rand() - 0.5, rand(), rand() } }' > d.svm
+awk 'BEGIN { print "y,a,b"; srand(8); for (i = 0; i < 3000; i++) { y = (i % 2) ? 1 : -1; printf "%d,%.3f,%.3f\n", y, y + rand() - 0.5, rand() } }' > d.csv
+awk 'BEGIN { for (i = 0; i < 400; i++) { s = i % 2; printf "{\"id\": \"m%d\", \"label\": \"%s\", \"text\": \"%s %d\"}\n", i, s ? "spam" : "ham", s ? "win cheap money now" : "meeting notes for the team", i % 13 } }' > d.jsonl
+gzip -c d.jsonl > d.jsonl.gz
+awk 'BEGIN { for (i = 0; i < 400; i++) { s = i % 2; printf "%s\t%s %d\n", s ? "spam" : "ham", s ? "win cheap money now" : "meeting notes for the team", i % 13 } }' > d.tsv
+"$P" train -q d.svm m.json || fail "train d.svm"
+"$P" train -q d.csv c.json || fail "train d.csv"
+"$P" train -q d.jsonl t.json || fail "train d.jsonl"
+"$P" train -q --set format=text_tsv d.tsv tsv.json || fail "train d.tsv"
+
+# Standard input, byte for byte the same as the file.
+for pair in "m.json d.svm" "c.json d.csv" "t.json d.jsonl" "t.json d.jsonl.gz" "tsv.json d.tsv"; do
+  set -- $pair
+  "$P" predict "$1" "$2" > file.out || fail "predict $2"
+  "$P" predict "$1" - < "$2" > stdin.out || fail "predict - < $2"
+  cat "$2" | "$P" predict "$1" - > pipe.out || fail "cat $2 | predict -"
+  "$P" predict "$1" /dev/stdin < "$2" > devstdin.out || fail "predict /dev/stdin < $2"
+  mkfifo in.fifo
+  cat "$2" > in.fifo &
+  "$P" predict "$1" in.fifo > fifo.out || fail "predict FIFO $2"
+  wait
+  rm -f in.fifo
+  [ -s file.out ] || fail "predict $2 wrote nothing"
+  same file.out stdin.out "stdin $2"
+  same file.out pipe.out "pipe $2"
+  same file.out devstdin.out "/dev/stdin $2"
+  same file.out fifo.out "named pipe $2"
+done
+cat d.svm | "$P" train -q - m_stdin.json && same m.json m_stdin.json "train from standard input"
+"$P" eval m.json d.svm > eval_file.out && cat d.svm | "$P" eval m.json - > eval_stdin.out || fail "eval"
+same eval_file.out eval_stdin.out "eval from standard input"
+"$P" featurize -q d.jsonl f.svm && cat d.jsonl | "$P" featurize -q --set format=jsonl - - > f_stdin.svm || fail "featurize"
+same f.svm f_stdin.svm "featurize standard input to standard output"
+printf '\n\n' | "$P" predict m.json - > /dev/null 2> empty.err
+[ $? -eq 2 ] && grep -q "standard input: no examples" empty.err || fail "empty standard input: $(cat empty.err)"
+
+# Outputs in place: a FIFO stays a FIFO and its reader gets every line.
+"$P" predict m.json d.svm > file.out
+mkfifo out.fifo
+cat out.fifo > from_fifo.out &
+"$P" predict m.json d.svm --output out.fifo || fail "predict --output FIFO"
+wait
+[ -p out.fifo ] || fail "out.fifo is no longer a FIFO"
+same file.out from_fifo.out "--output FIFO"
+ls | grep -q 'tmp-' && fail "temporary files left: $(ls)"
+if mknod null.dev c 1 3 2> /dev/null; then
+  "$P" predict m.json d.svm --output null.dev || fail "predict --output device"
+  "$P" eval m.json d.svm --json null.dev > /dev/null || fail "eval --json device"
+  [ -c null.dev ] || fail "null.dev is no longer a character device"
+else
+  echo "note: mknod not permitted here; device node case skipped" >&2
+fi
+
+# Write errors are errors.
+for cmd in "predict m.json d.svm" "eval m.json d.svm" "predict m.json d.svm -o /dev/full" "eval m.json d.svm --json /dev/full" \
+           "featurize -q d.jsonl /dev/full" "--help"; do
+  "$P" $cmd > /dev/full 2> full.err
+  code=$?
+  [ $code -ne 0 ] || fail "'$cmd > /dev/full' exited 0"
+  grep -q "No space left on device\|write failed" full.err || fail "'$cmd > /dev/full' said: $(cat full.err)"
+done
+
+# A reader that stops early (head) ends the command quietly, with or without SIGPIPE ignored.
+for trap_pipe in no yes; do
+  if [ $trap_pipe = yes ]; then
+    (trap '' PIPE; "$P" predict m.json d.svm 2> head.err | head -1 > /dev/null)
+  else
+    "$P" predict m.json d.svm 2> head.err | head -1 > /dev/null
+  fi
+  [ -s head.err ] && fail "closed pipe (SIGPIPE ignored: $trap_pipe) printed: $(cat head.err)"
+done
+
+# --line-buffered: each line is answered before the next is written.
+mkfifo live.fifo
+"$P" predict m.json live.fifo --line-buffered > live.out &
+pid=$!
+exec 3> live.fifo
+for i in 1 2 3; do
+  echo "1 1:0.9 2:0.1" >&3
+  for _ in $(seq 100); do [ "$(wc -l < live.out)" -ge $i ] && break; sleep 0.05; done
+  [ "$(wc -l < live.out)" -ge $i ] || fail "--line-buffered: no answer to line $i before the next"
+done
+exec 3>&-
+wait $pid || fail "--line-buffered predict exited non-zero"
+
+if [ $failures -ne 0 ]; then
+  echo "$failures failure(s)" >&2
+  exit 1
+fi
+echo "cli_streams: all checks passed"
