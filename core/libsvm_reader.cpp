@@ -18,10 +18,11 @@ using namespace reader_detail;
 constexpr std::uint64_t kMaxFeatureIndexLimit = (std::uint64_t{1} << 32) - 2;
 
 // The common case of a LIBSVM line in one pass: "LABEL IDX:VALUE ..." with
-// decimal indices strictly increasing within 1..max, finite values, nothing
-// else. Returns false, having added nothing but possibly the label's id,
-// for any other line (comments, qid:, anything malformed); the general
-// parser below then reads it and reports errors. Both give the same rows.
+// decimal indices strictly increasing within 1..max, finite values (an
+// explicit '+' allowed), nothing else. Returns false, having added nothing
+// but possibly the label's id, for any other line (comments, qid:, anything
+// malformed); the general parser below then reads it and reports errors.
+// Both give the same rows.
 bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const ReadOptions& opt) {
   const char* p = line;
   while (p < end && is_space(*p)) ++p;
@@ -57,7 +58,7 @@ bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const R
     // At most 10 digits cannot overflow and covers every index ≤ max_index.
     if (p == digits || p - digits > 10 || p == end || *p != ':') return fail();
     if (index == 0 || index <= previous || index > max_index) return fail();
-    ++p;
+    p = skip_plus(p + 1, end);
     float v = 0;
     const char* after = nullptr;
     if (!parse_simple_decimal(p, end, v, &after)) {
