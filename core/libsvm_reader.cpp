@@ -80,6 +80,19 @@ bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const R
   return true;
 }
 
+// The value of an SVMlight "qid:N" token: an integer (optional sign, as
+// scikit-learn reads it), else an error at `column`.
+void check_qid(const char* begin, const char* end, std::size_t column) {
+  std::int64_t id = 0;
+  const char* digits = skip_plus(begin, end);
+  const auto r = std::from_chars(digits, end, id);
+  const std::string shown = quote(std::string_view(begin, static_cast<std::size_t>(end - begin)));
+  if (r.ec == std::errc::result_out_of_range && r.ptr == end) {
+    throw ParseFailure{column, "qid value " + shown + " does not fit in 64 bits"};
+  }
+  if (r.ec != std::errc() || r.ptr != end) throw ParseFailure{column, "qid value " + shown + " is not an integer"};
+}
+
 // Parse one LIBSVM line [p, end) (no newline) into `c`.
 void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOptions& opt) {
   if (opt.libsvm_fast_path && parse_libsvm_line_fast(line, end, c, opt)) return;
@@ -118,7 +131,10 @@ void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOp
     if (colon == std::string_view::npos) {
       throw ParseFailure{col(tok), "expected INDEX:VALUE, got " + quote(token)};
     }
-    if (token.substr(0, colon) == "qid") continue;  // SVMlight query id: ignored
+    if (token.substr(0, colon) == "qid") {  // SVMlight query id: checked, then ignored
+      check_qid(tok + colon + 1, p, col(tok + colon + 1));
+      continue;
+    }
     std::uint64_t index = 0;
     auto r = std::from_chars(tok, tok + colon, index);
     const std::uint64_t max_index = std::min(opt.max_feature_index, kMaxFeatureIndexLimit);

@@ -404,6 +404,7 @@ TEST_CASE("libsvm: the variants LIBLINEAR and scikit-learn read are read, by bot
       {"1 1:+0.25\n", "1 1:0.25\n"},    {"1 1:2E+2\n", "1 1:200\n"},
       {"1 1:+1e-3\n", "1 1:0.001\n"},   {"1 007:1\n", "1 7:1\n"},
       {"1\t1:1  \t 2:2\n", "1 1:1 2:2\n"}, {"1 qid:3 1:1\n", "1 1:1\n"},
+      {"1 qid:-3 1:1 qid:+0\n", "1 1:1\n"},
       {"1 1:1\r\n-1\r\n", "1 1:1\n-1\n"}, {"1 1:1 # c 2:2\n", "1 1:1\n"},
   };
   for (const auto& [variant, plain] : same) {
@@ -438,6 +439,12 @@ TEST_CASE("libsvm: malformed signs, numbers and indices stay errors in both pars
       {"1 000:1\n", "t.svm:1:3:", "feature index 0 is not positive"},
       {"1 2:1 02:1\n", "t.svm:1:7:", "feature index 2 is repeated"},
       {"1 1:1\n-1 2:+ 3:1\n", "t.svm:2:6:", "value '+' is not a number"},
+      {"1 qid: 1:1\n", "t.svm:1:7:", "qid value '' is not an integer"},
+      {"1 qid:x 1:1\n", "t.svm:1:7:", "qid value 'x' is not an integer"},
+      {"1 qid:1.5 1:1\n", "t.svm:1:7:", "qid value '1.5' is not an integer"},
+      {"1 qid:++1 1:1\n", "t.svm:1:7:", "qid value '++1' is not an integer"},
+      {"1 1:1 qid:1e3\n", "t.svm:1:11:", "qid value '1e3' is not an integer"},
+      {"1 qid:99999999999999999999\n", "t.svm:1:7:", "does not fit in 64 bits"},
   }));
   CAPTURE(c.text);
   CHECK_THROWS_AS(libsvm_both(c.text), InputError);
