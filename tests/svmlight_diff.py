@@ -16,7 +16,7 @@ must agree.
 Then malformed lines that both scikit-learn and pegasos reject ('1:+', '1:++2',
 '1:2x', '+:1', index 0, unsorted indices, ...) must make pegasos exit 2 naming
 FILE:LINE:COLUMN; and the inputs pegasos rejects on purpose although
-scikit-learn reads them (NaN, inf, '1_0', 'qid:x') must too.
+scikit-learn reads them (NaN, inf, '1_0', '+1:1', 'qid:x') must too.
 
 Exit 0: all agree; 1: a difference (the first few are printed with the source
 line); 77: scikit-learn is not importable (ctest's SKIP_RETURN_CODE).
@@ -206,8 +206,10 @@ BOTH_REJECT = [
     ("1 2:1 1:1", 7), ("1 2:1 2:1", 7), ("1 2:1 02:1", 7), ("1 1:1 abc", 7), ("1 1:1 2", 7),
 ]
 # (Labels are not here: a label that is not a number is a class name for pegasos.)
-# Read by scikit-learn (float('nan'), float('1_0'), qid unparsed), rejected by pegasos on purpose.
-PEGASOS_REJECTS = [("1 1:nan", 5), ("1 1:+inf", 5), ("1 1:-Infinity", 5), ("1 1:1_0", 5), ("1 qid:x 1:1", 7)]
+# Read by scikit-learn (float('nan'), float('1_0'), int('+1'), qid unparsed), rejected by
+# pegasos on purpose (tests/bad_inputs: index_plus_sign.svm, nan_value.svm, inf_value.svm).
+PEGASOS_REJECTS = [("1 1:nan", 5), ("1 1:+inf", 5), ("1 1:-Infinity", 5), ("1 1:1_0", 5), ("1 +1:1", 3),
+                   ("1 qid:x 1:1", 7)]
 
 
 def rejects_by_sklearn(path):
