@@ -130,9 +130,10 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
     // A first row whose feature fields are not all numbers is a header.
     for (std::size_t f = 0; f < header.size(); ++f) {
       if (f == layout.label_field) continue;
+      const char* end = header[f].data() + header[f].size();
       float v;
-      auto r = fast_float::from_chars(header[f].data(), header[f].data() + header[f].size(), v);
-      if (header[f].empty() || r.ptr != header[f].data() + header[f].size()) is_header = true;
+      auto r = fast_float::from_chars(skip_plus(header[f].data(), end), end, v);
+      if (header[f].empty() || r.ptr != end) is_header = true;
     }
   }
   if (is_header) {

@@ -198,7 +198,8 @@ std::string canonical_label(std::string_view token) {
   }
   const char* b = token.data();
   const char* e = b + token.size();
-  if (*b == '+') ++b;  // fast_float rejects a leading '+'
+  // fast_float rejects a leading '+'; "+-1" and "++1" are not numbers.
+  if (e - b >= 2 && b[0] == '+' && b[1] != '+' && b[1] != '-') ++b;
   double v = 0;
   auto r = fast_float::from_chars(b, e, v);
   if (b != e && r.ptr == e && (r.ec == std::errc() || r.ec == std::errc::result_out_of_range)) {

@@ -18,10 +18,11 @@ using namespace reader_detail;
 constexpr std::uint64_t kMaxFeatureIndexLimit = (std::uint64_t{1} << 32) - 2;
 
 // The common case of a LIBSVM line in one pass: "LABEL IDX:VALUE ..." with
-// decimal indices strictly increasing within 1..max, finite values, nothing
-// else. Returns false, having added nothing but possibly the label's id,
-// for any other line (comments, qid:, anything malformed); the general
-// parser below then reads it and reports errors. Both give the same rows.
+// decimal indices strictly increasing within 1..max, finite values (an
+// explicit '+' allowed), nothing else. Returns false, having added nothing
+// but possibly the label's id, for any other line (comments, qid:, anything
+// malformed); the general parser below then reads it and reports errors.
+// Both give the same rows.
 bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const ReadOptions& opt) {
   const char* p = line;
   while (p < end && is_space(*p)) ++p;
@@ -57,7 +58,7 @@ bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const R
     // At most 10 digits cannot overflow and covers every index ≤ max_index.
     if (p == digits || p - digits > 10 || p == end || *p != ':') return fail();
     if (index == 0 || index <= previous || index > max_index) return fail();
-    ++p;
+    p = skip_plus(p + 1, end);
     float v = 0;
     const char* after = nullptr;
     if (!parse_simple_decimal(p, end, v, &after)) {
@@ -77,6 +78,19 @@ bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const R
   c.labels.push_back(label);
   c.row_ptr.push_back(c.indices.size());
   return true;
+}
+
+// The value of an SVMlight "qid:N" token: an integer (optional sign, as
+// scikit-learn reads it), else an error at `column`.
+void check_qid(const char* begin, const char* end, std::size_t column) {
+  std::int64_t id = 0;
+  const char* digits = skip_plus(begin, end);
+  const auto r = std::from_chars(digits, end, id);
+  const std::string shown = quote(std::string_view(begin, static_cast<std::size_t>(end - begin)));
+  if (r.ec == std::errc::result_out_of_range && r.ptr == end) {
+    throw ParseFailure{column, "qid value " + shown + " does not fit in 64 bits"};
+  }
+  if (r.ec != std::errc() || r.ptr != end) throw ParseFailure{column, "qid value " + shown + " is not an integer"};
 }
 
 // Parse one LIBSVM line [p, end) (no newline) into `c`.
@@ -117,7 +131,10 @@ void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOp
     if (colon == std::string_view::npos) {
       throw ParseFailure{col(tok), "expected INDEX:VALUE, got " + quote(token)};
     }
-    if (token.substr(0, colon) == "qid") continue;  // SVMlight query id: ignored
+    if (token.substr(0, colon) == "qid") {  // SVMlight query id: checked, then ignored
+      check_qid(tok + colon + 1, p, col(tok + colon + 1));
+      continue;
+    }
     std::uint64_t index = 0;
     auto r = std::from_chars(tok, tok + colon, index);
     const std::uint64_t max_index = std::min(opt.max_feature_index, kMaxFeatureIndexLimit);

@@ -114,12 +114,21 @@ inline bool parse_simple_decimal(const char* p, const char* end, float& out, con
   return true;
 }
 
-inline float parse_value(const char* begin, const char* end, std::size_t column) {
+// Past one explicit '+' that starts a number ("+2", "+.5", "+1e-3"), as
+// strtod, LIBLINEAR and scikit-learn read it; fast_float's from_chars
+// rejects it. A lone "+" and a second sign ("++2", "+-2") are left in place,
+// so the number that follows fails to parse.
+inline const char* skip_plus(const char* p, const char* end) {
+  return end - p >= 2 && p[0] == '+' && p[1] != '+' && p[1] != '-' ? p + 1 : p;
+}
+
+inline float parse_value(const char* token, const char* end, std::size_t column) {
+  const char* begin = skip_plus(token, end);
   float v = 0;
   const char* after = nullptr;
   if (parse_simple_decimal(begin, end, v, &after) && after == end) return v;
   auto r = fast_float::from_chars(begin, end, v);
-  std::string_view tok(begin, static_cast<std::size_t>(end - begin));
+  std::string_view tok(token, static_cast<std::size_t>(end - token));
   if (r.ptr != end || begin == end) {
     if (r.ec == std::errc::result_out_of_range) throw ParseFailure{column, "value " + quote(tok) + " is out of range for float32"};
     throw ParseFailure{column, "value " + quote(tok) + " is not a number"};

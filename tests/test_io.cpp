@@ -145,8 +145,8 @@ Csr brute_force_libsvm(const std::string& text) {
 }
 
 // About `min_bytes` of LIBSVM text with comments, blank lines, CRLF, qid
-// tokens, explicit zeros and several spellings of the labels. Returns the
-// lines (without terminators) and the full text.
+// tokens, explicit zeros, '+' signs, exponents and several spellings of the
+// labels. Returns the lines (without terminators) and the full text.
 struct BigText {
   std::vector<std::string> lines;
   std::vector<std::string> terminators;
@@ -187,9 +187,9 @@ BigText make_big_text(std::uint64_t seed, std::size_t min_bytes) {
         if (form == 0) {
           std::snprintf(buf, sizeof buf, "%s0", rng.below(2) ? "" : "-");  // explicit zero
         } else if (form == 1) {
-          std::snprintf(buf, sizeof buf, "%d", static_cast<int>(rng.below(200)) - 100);
+          std::snprintf(buf, sizeof buf, rng.below(2) ? "%+d" : "%d", static_cast<int>(rng.below(200)) - 100);
         } else if (form == 2) {
-          std::snprintf(buf, sizeof buf, "%.3e", (rng.uniform() - 0.5) * 1e-6);
+          std::snprintf(buf, sizeof buf, rng.below(2) ? "%+.3E" : "%.3e", (rng.uniform() - 0.5) * 1e-6);
         } else {
           std::snprintf(buf, sizeof buf, "%.9g", (rng.uniform() - 0.5) * 20.0);
         }
@@ -353,6 +353,112 @@ TEST_CASE("libsvm: CRLF line ends and a UTF-8 BOM give the same data as plain LF
   CHECK(b.classes == std::vector<std::string>{"-1", "1"});
   // No trailing newline at all.
   require_same_data(a, libsvm("1 1:0.5 3:2\n-1 2:1\n1 3:4"));
+}
+
+// Read `text` with the fast path on and with the general parser only; both
+// must give the same data (or the same error).
+Dataset libsvm_both(const std::string& text) {
+  ReadOptions general;
+  general.libsvm_fast_path = false;
+  std::string fast_error, general_error;
+  Dataset a, b;
+  try {
+    a = libsvm(text);
+  } catch (const InputError& e) {
+    fast_error = e.what();
+  }
+  try {
+    b = libsvm(text, general);
+  } catch (const InputError& e) {
+    general_error = e.what();
+  }
+  REQUIRE(fast_error == general_error);
+  if (!fast_error.empty()) throw InputError(fast_error);
+  require_same_data(a, b);
+  return a;
+}
+
+TEST_CASE("libsvm: the variants LIBLINEAR and scikit-learn read are read, by both parsers", "[io]") {
+  // Issue 19: explicit '+' on values and labels, exponents, leading zeros in
+  // indices, tabs and runs of spaces, qid, comments, CRLF, label-only rows
+  // and blank lines.
+  const Dataset ds = libsvm_both(
+      "+1 1:+2 2:+.5 3:+7. 4:+1e-3 5:+2E+2\n"
+      "-1\t\t002:-2e-1   0010:1.5E2\t 11:+0 \r\n"
+      "\n"
+      "  \t \r\n"
+      "# a whole-line comment 1:1\n"
+      "+1 qid:+12 1:3 # a trailing comment 4:4\n"
+      "+2\n"
+      "-1 qid:007 00000000000001:+4e0#no space before the comment\n"
+      "1.0 3:-0 6:+3.25e+1 ");
+  REQUIRE(ds.size() == 6);
+  CHECK(row_labels(ds) == std::vector<std::string>{"1", "-1", "1", "2", "-1", "1"});
+  CHECK(ds.row_ptr == std::vector<std::uint64_t>{0, 5, 7, 8, 8, 9, 10});
+  CHECK(ds.indices == std::vector<std::uint32_t>{0, 1, 2, 3, 4, 1, 9, 0, 0, 5});
+  CHECK(ds.values == std::vector<float>{2.0f, 0.5f, 7.0f, 1e-3f, 200.0f, -0.2f, 150.0f, 3.0f, 4.0f, 32.5f});
+  CHECK(ds.dimension == 11);  // from "11:+0"
+  // Each variant alone equals its plain spelling.
+  const std::pair<std::string, std::string> same[] = {
+      {"1 1:+2\n", "1 1:2\n"},          {"+1 1:2\n", "1 1:2\n"},
+      {"1 1:+0.25\n", "1 1:0.25\n"},    {"1 1:2E+2\n", "1 1:200\n"},
+      {"1 1:+1e-3\n", "1 1:0.001\n"},   {"1 007:1\n", "1 7:1\n"},
+      {"1\t1:1  \t 2:2\n", "1 1:1 2:2\n"}, {"1 qid:3 1:1\n", "1 1:1\n"},
+      {"1 qid:-3 1:1 qid:+0\n", "1 1:1\n"},
+      {"1 1:1\r\n-1\r\n", "1 1:1\n-1\n"}, {"1 1:1 # c 2:2\n", "1 1:1\n"},
+  };
+  for (const auto& [variant, plain] : same) {
+    CAPTURE(variant);
+    require_same_data(libsvm_both(variant), libsvm(plain));
+  }
+}
+
+TEST_CASE("libsvm: malformed signs, numbers and indices stay errors in both parsers", "[io]") {
+  struct Case {
+    std::string text, where, what;
+  };
+  const Case c = GENERATE(values<Case>({
+      {"1 1:+\n", "t.svm:1:5:", "value '+' is not a number"},
+      {"1 1:++2\n", "t.svm:1:5:", "value '++2' is not a number"},
+      {"1 1:+-2\n", "t.svm:1:5:", "value '+-2' is not a number"},
+      {"1 1:-+2\n", "t.svm:1:5:", "value '-+2' is not a number"},
+      {"1 1:2+\n", "t.svm:1:5:", "value '2+' is not a number"},
+      {"1 1:+2x\n", "t.svm:1:5:", "value '+2x' is not a number"},
+      {"1 1:2x\n", "t.svm:1:5:", "value '2x' is not a number"},
+      {"1 1:2e\n", "t.svm:1:5:", "value '2e' is not a number"},
+      {"1 1:2e+\n", "t.svm:1:5:", "value '2e+' is not a number"},
+      {"1 1:2e++3\n", "t.svm:1:5:", "value '2e++3' is not a number"},
+      {"1 1:+.\n", "t.svm:1:5:", "value '+.' is not a number"},
+      {"1 1:+0x1p3\n", "t.svm:1:5:", "is not a number"},
+      {"1 1:+nan\n", "t.svm:1:5:", "is NaN"},
+      {"1 1:+inf\n", "t.svm:1:5:", "infinite"},
+      {"1 1:+1e39\n", "t.svm:1:5:", "out of range"},
+      {"1 +:1\n", "t.svm:1:3:", "feature index '+' is not a positive integer"},
+      {"1 +1:1\n", "t.svm:1:3:", "feature index '+1' is not a positive integer"},
+      {"1 1:1 0:1\n", "t.svm:1:7:", "feature index 0 is not positive"},
+      {"1 000:1\n", "t.svm:1:3:", "feature index 0 is not positive"},
+      {"1 2:1 02:1\n", "t.svm:1:7:", "feature index 2 is repeated"},
+      {"1 1:1\n-1 2:+ 3:1\n", "t.svm:2:6:", "value '+' is not a number"},
+      {"1 qid: 1:1\n", "t.svm:1:7:", "qid value '' is not an integer"},
+      {"1 qid:x 1:1\n", "t.svm:1:7:", "qid value 'x' is not an integer"},
+      {"1 qid:1.5 1:1\n", "t.svm:1:7:", "qid value '1.5' is not an integer"},
+      {"1 qid:++1 1:1\n", "t.svm:1:7:", "qid value '++1' is not an integer"},
+      {"1 1:1 qid:1e3\n", "t.svm:1:11:", "qid value '1e3' is not an integer"},
+      {"1 qid:99999999999999999999\n", "t.svm:1:7:", "does not fit in 64 bits"},
+  }));
+  CAPTURE(c.text);
+  CHECK_THROWS_AS(libsvm_both(c.text), InputError);
+  CHECK_THROWS_WITH(libsvm_both(c.text), Contains(c.where) && Contains(c.what));
+}
+
+TEST_CASE("labels: one explicit '+' before a number; a second sign makes a name", "[io]") {
+  CHECK(pegasos::canonical_label("+1") == "1");
+  CHECK(pegasos::canonical_label("+.5") == "0.5");
+  CHECK(pegasos::canonical_label("+1e1") == "10");
+  CHECK(pegasos::canonical_label("+") == "+");
+  CHECK(pegasos::canonical_label("+-1") == "+-1");  // used to be read as -1
+  CHECK(pegasos::canonical_label("++1") == "++1");
+  CHECK_THROWS_WITH(pegasos::canonical_label("+inf"), Contains("not finite"));
 }
 
 TEST_CASE("libsvm: unlabeled rows are accepted only when labels are optional", "[io]") {
@@ -686,6 +792,19 @@ TEST_CASE("csv: header detection and label column by index, from the end, or by 
   CHECK(zeros.dimension == 3);
   CHECK(zeros.classes == std::vector<std::string>{"ham", "spam"});
   CHECK(zeros.labels == std::vector<int>{0, 1});
+}
+
+TEST_CASE("csv: explicit '+' signs and exponents in values, also on the first row", "[io]") {
+  const Dataset expected = libsvm("1 1:0.5 2:0\n-1 2:2.5\n");
+  // A first row of signed numbers is data, not a header.
+  require_same_data(csv("+1,+0.5,+0\n-1,-0,+2.5\n"), expected);
+  require_same_data(csv("+1,+5e-1,0\n-1,0E+0,+25E-1\n"), expected);
+  require_same_data(csv("y,a,b\n+1,+.5,0\n-1,0,+2.5\n"), expected);
+  const std::string bad[] = {"1,+,2\n", "1,++2,2\n", "1,+-2,2\n", "1,2,+2x\n", "1,2,+nan\n"};
+  for (const std::string& row : bad) {
+    CAPTURE(row);
+    CHECK_THROWS_WITH(csv("y,a,b\n1,1,1\n" + row), Contains("t.csv:3:"));
+  }
 }
 
 TEST_CASE("csv: tab and semicolon delimiters", "[io]") {

@@ -131,6 +131,13 @@ svm("bom.svm", "\ufeff1 1:1\n-1 1:-1 2:1\n", 0, set_=["epochs=2"],
     expect={"dimension": 2, "classes": ["-1", "1"]}, why="a UTF-8 BOM is accepted")
 svm("bom_crlf_no_final_newline.svm", "\ufeff1 1:1\r\n-1 4:1", 0, set_=["epochs=2"],
     expect={"dimension": 4, "classes": ["-1", "1"]}, why="BOM + CRLF + no final newline")
+svm("plus_sign_values.svm", "+1 1:+2 2:+.5e+1\n-1\t\t003:-1E-2  qid:+4 # note 9:9\n+1\n", 0, set_=["epochs=2"],
+    expect={"dimension": 3, "classes": ["-1", "1"]},
+    why="issue 19: '+' on values and labels, exponents, tabs, leading zeros, qid, comments, label-only rows")
+svm("plus_sign_alone.svm", "1 1:1\n-1 2:+\n", 2, ["value '+' is not a number"], "2:6", why="a sign with no number")
+svm("plus_sign_doubled.svm", "1 1:++2\n-1 2:1\n", 2, ["value '++2' is not a number"], "1:5", why="two signs")
+svm("qid_not_integer.svm", "1 qid:x 1:1\n-1 2:1\n", 2, ["qid value 'x' is not an integer"], "1:7",
+    why="qid:N needs an integer (was silently ignored)")
 svm("cr_only.svm", "1 1:1\r-1 1:-1\r", 2, ["expected INDEX:VALUE, got '-1'"], "1:7",
     why="old Mac CR-only line ends: one line; CR counts as a space")
 svm("labels_only.svm", "1\n-1\n1\n", 0, set_=["epochs=2"], expect={"dimension": 0, "classes": ["-1", "1"]},
