@@ -120,6 +120,7 @@ std::string feature_table(const json& features) {
 
 std::string weight_sections(const json& r) {
   std::string out;
+  if (r["top"] == 0) return out;  // summary only
   const std::string top = std::to_string(r["top"].get<std::uint64_t>());
   for (const json& w : r["weights"]) {
     const std::string c = w["class"].get<std::string>();
@@ -131,7 +132,7 @@ std::string weight_sections(const json& r) {
     }
     out += "\nclass " + c + " (bias " + number(w["bias"]) + ")\n";
     out += "top " + top + " features for class " + c + " (positive weights):\n" + feature_table(w["positive"]);
-    out += "top " + top + " features against class " + c + " (negative weights):\n" + feature_table(w["negative"]);
+    out += "\ntop " + top + " features against class " + c + " (negative weights):\n" + feature_table(w["negative"]);
   }
   return out;
 }
@@ -139,16 +140,17 @@ std::string weight_sections(const json& r) {
 }  // namespace
 
 std::string inspect_text(const json& r) {
-  std::string out = line("model", r["model"].get<std::string>());
-  out += line("kind", r["kind"].get<std::string>() + " " + r["objective"].get<std::string>() + ", " + class_list(r));
+  std::string out = line("model", r["model"].get<std::string>() + " (" + r["kind"].get<std::string>() + ")");
+  out += line("objective", r["objective"].get<std::string>() + ", " + class_list(r));
   if (r["kind"] == "kernel") {
     const json& k = r["kernel"];
-    std::string ks = k.value("type", "?");
+    const std::string type = k.value("type", "?");
+    std::string params;  // the parameters this kernel uses
     for (const char* p : {"gamma", "degree", "coef0"}) {
-      if (k.contains(p)) ks += std::string(", ") + p + " " + number(k[p]);
+      const bool used = type == "polynomial" || (type == "rbf" && std::string(p) == "gamma");
+      if (used && k.contains(p)) params += std::string(params.empty() ? " (" : ", ") + p + " " + number(k[p]);
     }
-    out += line("kernel", ks);
-    out += line("support", number(r["support_vectors"]) + " support vectors");
+    out += line("kernel", type + (params.empty() ? "" : params + ")") + ", " + number(r["support_vectors"]) + " support vectors");
     out += training_lines(r) + settings_lines(r["settings"]);
     out += "\nA kernel model has no per-feature weights: its scores are a weighted sum of kernel values\n"
            "between the input and its support vectors.\n";

@@ -155,6 +155,10 @@ TEST_CASE("inspect: --top bounds every list", "[inspect][cli]") {
   const json all = inspect_json(dir, model, "--top 1000");
   CHECK(all["weights"][0]["positive"].size() + all["weights"][0]["negative"].size() <= 10);
   CHECK(pegasos_run(dir, "inspect " + q(model) + " --top -1").code == 2);
+  const Run summary = pegasos_run(dir, "inspect " + q(model) + " --top 0");
+  CHECK(summary.code == 0);
+  CHECK_THAT(summary.out, Contains("training"));
+  CHECK_THAT(summary.out, !Contains("features toward"));
 }
 
 TEST_CASE("inspect: a bucket shared by several terms is reported as shared", "[inspect][cli]") {
