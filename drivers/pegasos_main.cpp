@@ -370,7 +370,7 @@ int main_impl(int argc, char** argv) {
   inspect->add_option("model", model_path, "model file written by pegasos train")->required();
   inspect->add_option("--top,-n", inspect_options.top, "features per list (default 20; 0: summary only)")
       ->check(CLI::Range(0, 1000000));
-  inspect->add_option("--class", inspect_options.class_name, "only this class's lists (multiclass models)");
+  inspect->add_option("--class", inspect_options.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
   bool inspect_json = false;
   inspect->add_flag("--json", inspect_json, "print the report as JSON");
 

@@ -2,8 +2,9 @@
 # The main job on bundled data: build, then train a spam filter on 1500 raw
 # SpamAssassin messages (data/spam_sample_train.jsonl.gz), evaluate it on 500
 # held-out messages (with the threshold for a 1% false-positive rate), show
-# a few predictions and the words that weigh most for spam and for ham. A second model, on numeric data (Fashion-MNIST "T-shirt
-# vs rest", LIBSVM format), shows the same commands on a LIBSVM file.
+# a few predictions and the words that weigh most for spam and for ham. A
+# second model, on numeric data (Fashion-MNIST "T-shirt vs rest", LIBSVM
+# format), shows the same commands on a LIBSVM file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
