@@ -141,9 +141,15 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     ++line_no;
   }
-  return parse_chunks(text, name, line_no, [&](const char* b, const char* e, Chunk& c) {
+  Dataset data = parse_chunks(text, name, line_no, [&](const char* b, const char* e, Chunk& c) {
     parse_csv_line(b, e, c, layout);
   });
+  if (is_header) {
+    for (std::size_t f = 0; f < header.size(); ++f) {
+      if (f != layout.label_field) data.feature_names.emplace_back(header[f]);
+    }
+  }
+  return data;
 }
 
 }  // namespace pegasos

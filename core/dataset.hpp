@@ -94,6 +94,9 @@ class Dataset {
   std::vector<std::string> classes;   // class names in canonical order
   std::uint32_t dimension = 0;        // 1 + largest feature index (0-based)
   std::string source;                 // file name, for messages
+  // CSV with a header row: the names of the feature columns (feature j is
+  // feature_names[j]); empty otherwise.
+  std::vector<std::string> feature_names;
 
   std::size_t size() const { return labels.size(); }
   std::uint64_t nnz() const { return row_ptr.back(); }

@@ -89,7 +89,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
     featurizer = TextFeaturizer::from_json(fixed_features, config.source_model, "/features");
   } else {
     featurizer = TextFeaturizer(config.features.value_or(TextOptions{}));
-    if (featurizer.needs_fit()) featurizer.fit(corpus.texts);
+    if (featurizer.learns_from_fit()) featurizer.fit(corpus.texts);
   }
   out.data = featurize_corpus(featurizer, corpus);
   if (config.read.normalize_rows) out.data.normalize_rows();

@@ -32,6 +32,7 @@
 #include "drivers/data.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/predict.hpp"
+#include "drivers/inspect.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/report.hpp"
 #include "io/model_json.hpp"
@@ -362,6 +363,15 @@ int main_impl(int argc, char** argv) {
   run->add_option("--output,-o", output, "results folder (default: <name>_results/ next to the experiment file)");
   run->add_flag("--quiet,-q", quiet, "no progress bar or summary on stderr");
 
+  InspectOptions inspect_options;
+  CLI::App* inspect = app.add_subcommand("inspect", "show a model: settings, training summary, bias, top weights per class");
+  inspect->add_option("model", model_path, "model file written by pegasos train")->required();
+  inspect->add_option("--top,-n", inspect_options.top, "features per list (default 20; 0: summary only)")
+      ->check(CLI::Range(0, 1000000));
+  inspect->add_option("--class", inspect_options.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
+  bool inspect_json = false;
+  inspect->add_flag("--json", inspect_json, "print the report as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -374,6 +384,7 @@ int main_impl(int argc, char** argv) {
     return 0;
   }
   if (run->parsed()) return run_experiment_command(experiment_path, output, quiet);
+  if (inspect->parsed()) return run_inspect(model_path, inspect_options, inspect_json);
   if (featurize->parsed()) return run_featurize(config_path, sets, model_path, data_path, output, quiet);
   return run_eval(model_path, data_path, json_path, max_fpr >= 0 ? std::optional<double>(max_fpr) : std::nullopt);
 }

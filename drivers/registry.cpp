@@ -64,7 +64,9 @@ Model package(const TrainConfig& config, const Dataset& train, TrainResult r, do
   settings.erase("threads");  // run settings: the model is the same for any value
   settings.erase("strict");
   m.settings = json_object_text(settings);
-  m.data = json_object_text(reader_settings(config));
+  nlohmann::json data = reader_settings(config);
+  if (!train.feature_names.empty()) data["feature_names"] = train.feature_names;  // CSV header: for inspect
+  m.data = json_object_text(data);
   TrainingSummary& t = m.training;
   t.examples = train.size();
   t.nnz = train.nnz();

@@ -8,7 +8,7 @@
 # predicts and evaluates every bundled config (configs/*.json) and every objective
 # (hinge, weighted_hinge, transfer, ova, multiclass_hinge, kernel_hinge) with both solvers,
 # on LIBSVM, CSV/TSV and raw text (JSONL, JSONL.gz, text_tsv, a folder per class), plus
-# `featurize` and `pegasos run` on the bundled configs/experiments/minibatch_fixed_T.json
+# `featurize`, `inspect` and `pegasos run` on the bundled configs/experiments/minibatch_fixed_T.json
 # (repeats 1). Inputs are small slices of data/*.gz made by scripts/golden.py, so the
 # whole script takes about 2 s. Collected: model files, predictions, `eval --json` and the
 # eval report, featurized LIBSVM files, the experiment's results and plot data, and every
@@ -135,6 +135,15 @@ run featurize_vocabulary.log "$BIN" featurize \
   '--set=features={"mode": "vocabulary", "min_df": 3, "max_features": 200}' in/mail_test.jsonl out/featurize_vocabulary.svm
 run featurize_model.log "$BIN" featurize --model out/text_groups.model.json in/mail_test.jsonl out/featurize_model.svm
 run featurize_csv.log "$BIN" featurize --set normalize=l2 --set label_column=-1 in/multi_small.tsv out/featurize_csv.svm
+
+# --- inspect: hashing (kept terms, shared buckets at 2^8), vocabulary, LIBSVM, CSV header,
+# multiclass (--class), kernel; text and JSON ---------------------------------------------
+for m in spam spam_vocabulary text_tsv binary csv_binary crammer_singer kernel_rbf; do
+  run "inspect_$m.log" "$BIN" inspect "out/$m.model.json" --top 8
+done
+run inspect_text_tsv_json.log "$BIN" inspect out/text_tsv.model.json --top 5 --json
+run inspect_ova_class.log "$BIN" inspect out/ova.model.json --class 2 --top 5
+run inspect_ova_unknown_class.log "$BIN" inspect out/ova.model.json --class 7
 
 # --- pegasos run: the bundled experiment on slices of its data (1000 / 200 rows), one repeat --
 mkdir experiment

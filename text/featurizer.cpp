@@ -1,7 +1,5 @@
 #include "text/featurizer.hpp"
 
-#include <xxhash.h>
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -17,23 +15,23 @@
 
 #include "core/errors.hpp"
 #include "text/json_error.hpp"
+#include "text/term_counts.hpp"
 #include "text/term_table.hpp"
 
 namespace pegasos {
 
 using nlohmann::json;
 using text_detail::bad_json;
+using text_detail::count_terms;
+using text_detail::kDocsPerBlock;
+using text_detail::term_hash;
+using text_detail::TermCounts;
+
+static_assert(text_detail::kTermHashSeed == kTextHashSeed);
 
 namespace {
 
-// Documents per parallel work item in fit/transform: fixed (not per thread)
-// so the work split, and with it the output, never depends on the threads.
-constexpr std::size_t kDocsPerBlock = 32;
 constexpr int kTextFormatVersion = 1;
-
-std::uint64_t term_hash(std::string_view term) {
-  return XXH3_64bits_withSeed(term.data(), term.size(), kTextHashSeed);
-}
 
 // Sort hashing-mode keys (bucket in the top `bits` bits) so that buckets are
 // increasing and equal keys adjacent. A stable LSD radix sort on the bucket
@@ -106,7 +104,8 @@ TextFeaturizer::TextFeaturizer(const TextFeaturizer& other)
       fitted_(other.fitted_),
       documents_(other.documents_),
       vocabulary_(other.vocabulary_),
-      idf_(other.idf_) {
+      idf_(other.idf_),
+      bucket_terms_(other.bucket_terms_) {
   if (other.lookup_) build_lookup();
 }
 TextFeaturizer& TextFeaturizer::operator=(const TextFeaturizer& other) {
@@ -242,63 +241,6 @@ SparseRows TextFeaturizer::transform(std::span<const std::string> docs) const {
 
 namespace {
 
-// Vocabulary mode's statistics of the fit documents, per term: df (documents
-// containing it) and cf (total occurrences).
-struct TermCounts {
-  TermTable table;
-  std::vector<std::uint64_t> df, cf, last_doc;
-  TextScratch s;
-};
-
-// Counts per thread, then merges them (sums: order-independent) into the
-// largest table. Throws InputError when the documents hold no term.
-TermCounts count_terms(std::span<const std::string> docs, const TextOptions& o) {
-  const std::size_t n = docs.size();
-  tbb::enumerable_thread_specific<TermCounts> locals;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kDocsPerBlock), [&](const auto& r) {
-    TermCounts& L = locals.local();
-    for (std::size_t i = r.begin(); i < r.end(); ++i) {
-      L.s.tokens.clear();
-      tokenize_prepared(prepare_text(docs[i], o, L.s.text), o, L.s.tokens);
-      for_each_term(o, L.s, [&](std::string_view t) {
-        const auto [id, inserted] = L.table.insert(t, term_hash(t));
-        if (inserted) {
-          L.df.push_back(0);
-          L.cf.push_back(0);
-          L.last_doc.push_back(std::numeric_limits<std::uint64_t>::max());
-        }
-        ++L.cf[id];
-        if (L.last_doc[id] != i) {
-          L.last_doc[id] = i;
-          ++L.df[id];
-        }
-      });
-    }
-  });
-  std::vector<TermCounts*> parts;
-  for (TermCounts& L : locals) parts.push_back(&L);
-  if (parts.empty()) throw InputError("text featurizer: no documents to fit");
-  std::sort(parts.begin(), parts.end(),
-            [](const TermCounts* a, const TermCounts* b) { return a->table.size() > b->table.size(); });
-  TermCounts& all = *parts[0];
-  for (std::size_t p = 1; p < parts.size(); ++p) {
-    TermCounts& other = *parts[p];
-    for (std::uint32_t id = 0; id < other.table.size(); ++id) {
-      const auto [gid, inserted] = all.table.insert(other.table.term(id), other.table.hash(id));
-      if (inserted) {
-        all.df.push_back(0);
-        all.cf.push_back(0);
-      }
-      all.df[gid] += other.df[id];
-      all.cf[gid] += other.cf[id];
-    }
-    other = TermCounts{};
-  }
-  std::vector<std::uint64_t>().swap(all.last_doc);
-  if (all.table.size() == 0) throw InputError("text featurizer: the documents contain no terms");
-  return std::move(all);
-}
-
 // The terms kept by min_df / max_df over n documents, then (max_features > 0)
 // the max_features most frequent (ties by term); ids in term order. Throws
 // InputError when pruning leaves nothing.
@@ -344,6 +286,7 @@ void TextFeaturizer::fit_hashing(std::span<const std::string> docs) {
   fitted_ = true;
   documents_ = n;
   idf_.clear();
+  bucket_terms_ = options_.keep_terms ? collect_bucket_terms(docs, options_) : BucketTerms{};
   if (!options_.idf) return;
   const std::size_t dim = dimension();
   struct Local {
@@ -372,6 +315,7 @@ void TextFeaturizer::fit_hashing(std::span<const std::string> docs) {
 void TextFeaturizer::fit_vocabulary(std::span<const std::string> docs) {
   const std::size_t n = docs.size();
   const TermCounts all = count_terms(docs, options_);
+  if (all.table.size() == 0) throw InputError("text featurizer: the documents contain no terms");
   const std::vector<std::uint32_t> kept = select_terms(all, options_, n);
   vocabulary_.clear();
   vocabulary_.reserve(kept.size());
@@ -414,6 +358,7 @@ json TextFeaturizer::to_json() const {
       }
       j["idf"] = json{{"default", unseen}, {"indices", std::move(indices)}, {"values", std::move(values)}};
     }
+    if (!bucket_terms_.empty()) j["bucket_terms"] = bucket_terms_to_json(bucket_terms_);
   } else {
     j["vocabulary"] = vocabulary_;
     if (options_.idf) j["idf"] = idf_;
@@ -480,6 +425,9 @@ void TextFeaturizer::hashing_from_json(const json& j, const std::string& name, c
   if (!seed.is_number_unsigned() || seed.get<std::uint64_t>() != kTextHashSeed) {
     bad_json(name, P + "/hash/seed", "seed " + seed.dump() + " differs from this pegasos's " + std::to_string(kTextHashSeed) +
                                          ": the features could not be reproduced");
+  }
+  if (auto it = j.find("bucket_terms"); it != j.end()) {
+    bucket_terms_ = bucket_terms_from_json(*it, options_.hash_bits, name, P + "/bucket_terms");
   }
   if (!options_.idf) return;
   const json& idf = need_field(j, "idf", name, P);

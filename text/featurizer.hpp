@@ -44,6 +44,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "text/bucket_terms.hpp"
 #include "text/options.hpp"
 #include "text/tokenizer.hpp"
 
@@ -84,11 +85,13 @@ class TextFeaturizer {
 
   // Learns what transform needs: vocabulary mode the vocabulary (pruned by
   // min_df / max_df / max_features, indices in sorted term order) and, with
-  // idf, the document frequencies; hashing mode with idf the per-bucket df.
+  // idf, the document frequencies; hashing mode with idf the per-bucket df,
+  // and with keep_terms the bucket -> terms map (bucket_terms()).
   // Throws InputError if `docs` is empty or no term survives pruning.
   // Parallel over documents (TBB); result independent of the thread count.
-  // Memory: the distinct terms of the corpus (vocabulary mode) or one
-  // 4-byte counter per bucket per thread (hashing mode).
+  // Memory: the distinct terms of the corpus (vocabulary mode, and hashing
+  // with keep_terms) and one 4-byte counter per bucket per thread (hashing
+  // with idf).
   void fit(std::span<const std::string> docs);
 
   // Rows for `docs` (one per document, in order). Requires fit() unless in
@@ -110,10 +113,15 @@ class TextFeaturizer {
   std::uint32_t dimension() const;
   const TextOptions& options() const { return options_; }
   bool needs_fit() const { return options_.mode == TextMode::kVocabulary || options_.idf; }
+  // fit() learns something: needs_fit(), or hashing's keep_terms map.
+  bool learns_from_fit() const { return needs_fit() || options_.keep_terms; }
   bool fitted() const { return fitted_; }
   std::size_t documents() const { return documents_; }  // fit corpus size
   // Vocabulary mode: the terms, index = feature index.
   const std::vector<std::string>& vocabulary() const { return vocabulary_; }
+  // Hashing mode with keep_terms: the training terms of each bucket (empty
+  // otherwise, and for models saved without them).
+  const BucketTerms& bucket_terms() const { return bucket_terms_; }
   // idf weight of a feature (1 when idf is off).
   double idf(std::uint32_t feature) const;
 
@@ -142,6 +150,7 @@ class TextFeaturizer {
   std::vector<std::string> vocabulary_;
   std::unique_ptr<TermTable> lookup_;  // vocabulary mode: term -> index
   std::vector<double> idf_;            // per feature when idf is on (after fit)
+  BucketTerms bucket_terms_;           // hashing mode with keep_terms (after fit)
 };
 
 }  // namespace pegasos

@@ -67,8 +67,9 @@ std::vector<std::string> text_option_warnings(const TextOptions& o) {
     if (o.min_df != d.min_df) w.push_back("min_df is ignored in mode=hashing");
     if (o.max_df != d.max_df) w.push_back("max_df is ignored in mode=hashing");
     if (o.max_features != d.max_features) w.push_back("max_features is ignored in mode=hashing (use hash_bits)");
-  } else if (o.hash_bits != d.hash_bits) {
-    w.push_back("hash_bits is ignored in mode=vocabulary");
+  } else {
+    if (o.hash_bits != d.hash_bits) w.push_back("hash_bits is ignored in mode=vocabulary");
+    if (o.keep_terms != d.keep_terms) w.push_back("keep_terms is ignored in mode=vocabulary (the vocabulary names every feature)");
   }
   return w;
 }
@@ -87,7 +88,8 @@ json text_options_to_json(const TextOptions& o) {
               {"max_features", o.max_features},
               {"tf", std::string(to_string(o.tf))},
               {"idf", o.idf},
-              {"normalize", o.normalize}};
+              {"normalize", o.normalize},
+              {"keep_terms", o.keep_terms}};
 }
 
 TextOptions text_options_from_json(const json& j, const std::string& name, const std::string& pointer) {
@@ -110,6 +112,7 @@ TextOptions text_options_from_json(const json& j, const std::string& name, const
     else if (key == "stop_words") boolean(o.stop_words);
     else if (key == "idf") boolean(o.idf);
     else if (key == "normalize") boolean(o.normalize);
+    else if (key == "keep_terms") boolean(o.keep_terms);
     else if (key == "word_ngrams") integer(o.word_ngrams, 0, kMaxWordNgrams);
     else if (key == "char_ngrams_min") integer(o.char_ngrams_min, 0, kMaxCharNgram);
     else if (key == "char_ngrams_max") integer(o.char_ngrams_max, 0, kMaxCharNgram);

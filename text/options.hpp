@@ -46,6 +46,11 @@ struct TextOptions {
   TermFrequency tf = TermFrequency::kSublinear;
   bool idf = true;
   bool normalize = true;         // scale each row to unit L2 norm
+  // Hashing mode: keep in the model, for each bucket a training term fell in,
+  // its kBucketTermsKept most frequent terms (by document frequency) and the
+  // number of distinct terms sharing it, so `pegasos inspect` can name the
+  // buckets (text/bucket_terms.hpp). false keeps model files smaller.
+  bool keep_terms = true;
 };
 
 std::string_view to_string(TextMode mode);

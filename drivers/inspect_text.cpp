@@ -1,0 +1,168 @@
+// The text form of `pegasos inspect` (drivers/inspect.hpp), rendered from
+// the JSON report so both say the same.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "drivers/inspect.hpp"
+
+namespace pegasos {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kWidth = 100;   // wrap the settings line here
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string number(const json& v, const char* format = "%.6g") {
+  return v.is_number() ? fmt(format, v.get<double>()) : v.dump();
+}
+
+std::string line(const std::string& label, const std::string& text) {
+  std::string l = label;
+  l.resize(11, ' ');
+  return l + text + "\n";
+}
+
+std::string class_list(const json& r) {
+  std::string s;
+  for (const json& c : r["classes"]) s += (s.empty() ? "" : ", ") + c.get<std::string>();
+  std::string out = std::to_string(r["classes"].size()) + " classes: " + s;
+  if (r.contains("positive_class")) out += " (positive: " + r["positive_class"].get<std::string>() + ")";
+  return out;
+}
+
+// "3" or "3..5".
+std::string range_text(int lo, int hi) {
+  return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi);
+}
+
+std::string features_line(const json& r) {
+  const json& f = r["features"];
+  if (f["input"] == "numeric") {
+    std::string s = std::to_string(r["dimension"].get<std::uint64_t>()) + " numeric features, named by ";
+    return s + (f.contains("header") ? "the CSV header" : "their 1-based index (as in LIBSVM files)");
+  }
+  const json& o = f["options"];
+  const int words = o["word_ngrams"].get<int>();
+  std::string grams = words == 0   ? ""
+                      : words == 1 ? "words"
+                                   : "words and word " + range_text(2, words) + "-grams";
+  if (o["char_ngrams_max"].get<int>() > 0) {
+    grams += (grams.empty() ? "" : ", ") + std::string("character ") +
+             range_text(o["char_ngrams_min"].get<int>(), o["char_ngrams_max"].get<int>()) + "-grams";
+  }
+  if (f["mode"] == "vocabulary") {
+    return "raw text, vocabulary of " + std::to_string(f["vocabulary_size"].get<std::uint64_t>()) + " terms (" + grams + ")";
+  }
+  std::string s = "raw text, hashing into " + std::to_string(f["buckets"].get<std::uint64_t>()) + " buckets (" + grams + "); ";
+  const auto kept = f["buckets_with_terms"].get<std::uint64_t>();
+  return s + (kept > 0 ? "training terms kept for " + std::to_string(kept) + " buckets"
+                       : "no terms kept (keep_terms off or an older model): buckets shown by number");
+}
+
+std::string training_lines(const json& r) {
+  const json& t = r["training"];
+  const std::string solver = t.value("solver", r["kind"] == "kernel" ? "pegasos (kernel)" : "pegasos");
+  std::string s = solver;
+  if (t.contains("examples")) s += ", " + number(t["examples"]) + " examples";
+  if (t.contains("epochs")) s += ", " + number(t["epochs"], "%.4g") + (solver == "sdca" ? " passes" : " epochs");
+  if (t.contains("iterations")) s += " (" + number(t["iterations"]) + " iterations)";
+  if (t.contains("converged")) {
+    const bool ok = t["converged"].get<bool>();
+    s += ok ? ": converged" : ": NOT converged";
+    if (t.contains("stopped_by") && !ok) s += " (stopped by " + t["stopped_by"].get<std::string>() + ")";
+    if (t.contains("relative_gap")) {
+      s += t["relative_gap"].is_number() ? ", relative duality gap " + number(t["relative_gap"], "%.3g") : ", no duality gap";
+      if (t.contains("tolerance")) s += std::string(ok ? " <= " : " vs tolerance ") + number(t["tolerance"]);
+    }
+  }
+  std::string second = "lambda " + number(r["lambda"]);
+  if (t.contains("objective")) second = "objective " + number(t["objective"]) + ", " + second;
+  return line("training", s) + line("", second);
+}
+
+// key=value pairs of the settings, wrapped.
+std::string settings_lines(const json& settings) {
+  std::string out, current;
+  for (auto it = settings.begin(); it != settings.end(); ++it) {
+    const std::string item = it.key() + "=" + it.value().dump(-1, ' ', false, json::error_handler_t::replace);
+    if (!current.empty() && 11 + current.size() + 2 + item.size() > kWidth) {
+      out += line(out.empty() ? "settings" : "", current);
+      current.clear();
+    }
+    current += (current.empty() ? "" : "  ") + item;
+  }
+  if (!current.empty() || out.empty()) out += line(out.empty() ? "settings" : "", current);
+  return out;
+}
+
+// Weights in fixed point when they all read well so (aligned decimals), else
+// in scientific notation.
+std::string feature_table(const json& features) {
+  if (features.empty()) return "  (none)\n";
+  bool fixed = true;
+  for (const json& f : features) {
+    const double a = std::fabs(f["weight"].get<double>());
+    fixed = fixed && a >= 1e-3 && a < 1e5;
+  }
+  std::string out = "      weight  feature\n";
+  for (const json& f : features) {
+    out += "  " + fmt(fixed ? "%+10.4f" : "%+10.3e", f["weight"].get<double>()) + "  " + f["name"].get<std::string>() + "\n";
+  }
+  return out;
+}
+
+std::string weight_sections(const json& r) {
+  std::string out;
+  if (r["top"] == 0) return out;  // summary only
+  const std::string top = std::to_string(r["top"].get<std::uint64_t>());
+  for (const json& w : r["weights"]) {
+    const std::string c = w["class"].get<std::string>();
+    if (w.contains("negative_class")) {
+      out += "\ntop " + top + " features toward class " + c + " (positive weights):\n" + feature_table(w["positive"]);
+      out += "\ntop " + top + " features toward class " + w["negative_class"].get<std::string>() + " (negative weights):\n" +
+             feature_table(w["negative"]);
+      continue;
+    }
+    out += "\nclass " + c + " (bias " + number(w["bias"]) + ")\n";
+    out += "top " + top + " features for class " + c + " (positive weights):\n" + feature_table(w["positive"]);
+    out += "\ntop " + top + " features against class " + c + " (negative weights):\n" + feature_table(w["negative"]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string inspect_text(const json& r) {
+  std::string out = line("model", r["model"].get<std::string>() + " (" + r["kind"].get<std::string>() + ")");
+  out += line("objective", r["objective"].get<std::string>() + ", " + class_list(r));
+  if (r["kind"] == "kernel") {
+    const json& k = r["kernel"];
+    const std::string type = k.value("type", "?");
+    std::string params;  // the parameters this kernel uses
+    for (const char* p : {"gamma", "degree", "coef0"}) {
+      const bool used = type == "polynomial" || (type == "rbf" && std::string(p) == "gamma");
+      if (used && k.contains(p)) params += std::string(params.empty() ? " (" : ", ") + p + " " + number(k[p]);
+    }
+    out += line("kernel", type + (params.empty() ? "" : params + ")") + ", " + number(r["support_vectors"]) + " support vectors");
+    out += training_lines(r) + settings_lines(r["settings"]);
+    out += "\nA kernel model has no per-feature weights: its scores are a weighted sum of kernel values\n"
+           "between the input and its support vectors.\n";
+    return out;
+  }
+  out += line("features", features_line(r));
+  out += training_lines(r);
+  std::string bias;
+  for (const json& b : r["bias"]) bias += (bias.empty() ? "" : ", ") + number(b);
+  out += line("bias", bias + " (bias_mode " + r["bias_mode"].get<std::string>() + ")");
+  out += settings_lines(r["settings"]);
+  return out + weight_sections(r);
+}
+
+}  // namespace pegasos
