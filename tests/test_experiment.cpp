@@ -247,7 +247,7 @@ TEST_CASE("results.json: schema, timings only under \"timing\", model selection 
   CHECK(fs::exists(dir.file("out/results.csv")));
   const std::string csv = read_text(dir.file("out/results.csv"));
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 26);
-  CHECK(csv.rfind("id,phase,point,repeat,fold,seed,batch_size,lambda,", 0) == 0);
+  CHECK(csv.rfind("id,phase,point,repeat,fold,seed,params.batch_size,params.lambda,", 0) == 0);
   CHECK(json::parse(read_text(dir.file("out/results.json"))) == r);
 }
 
@@ -304,6 +304,16 @@ TEST_CASE("test runs without selection; multiclass writes plot scripts when gnup
   }
   CHECK_FALSE(fs::exists(out + "/plots/confusion.png"));
   CHECK(r["plots"].empty());
+
+  // results.csv: "objective" is both a swept setting and a metric, yet every column name is unique.
+  const std::string csv = read_text(out + "/results.csv");
+  std::vector<std::string> header;
+  std::istringstream line(csv.substr(0, csv.find('\n')));
+  for (std::string name; std::getline(line, name, ',');) header.push_back(name);
+  CHECK(std::set<std::string>(header.begin(), header.end()).size() == header.size());
+  CHECK(std::count(header.begin(), header.end(), "params.objective") == 1);
+  CHECK(std::count(header.begin(), header.end(), "objective") == 1);
+  CHECK(std::count(header.begin(), header.end(), "params.lambda") == 1);
 }
 
 // XOR in the plane: no linear separator, easy for an RBF kernel.

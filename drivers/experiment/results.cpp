@@ -88,7 +88,10 @@ std::string results_csv(const Experiment& e, const std::vector<json>& runs) {
   const std::vector<std::string> metrics = {"accuracy", "balanced_accuracy", "macro_f1",  "weighted_f1",
                                             "roc_auc",  "recall_at_max_fpr", "objective", "eval_objective"};
   std::string out = "id,phase,point,repeat,fold,seed";
-  for (const auto& k : e.swept_keys) out += "," + csv_field(k);
+  // Settings are prefixed ("params.lambda", as in results.json's "params") so
+  // that no column name repeats: a swept objective, seed, iterations or epochs
+  // would otherwise meet the metric / run column of the same name.
+  for (const auto& k : e.swept_keys) out += "," + csv_field("params." + k);
   out += ",train_examples,eval_examples";
   for (const auto& m : metrics) out += "," + m;
   out += ",iterations,epochs,train_seconds\n";
