@@ -222,13 +222,15 @@ void write_outputs(const Experiment& e, const std::string& output_dir, const jso
 
 // The closing lines on stderr: where the results are, the selection, the best run, the plots.
 void report_done(const Experiment& e, std::size_t runs, double seconds, const std::string& output_dir,
-                 const Selection& selection, const json& best, std::optional<std::size_t> best_run,
+                 const Selection& selection, const json& results, std::optional<std::size_t> best_run,
                  const std::vector<std::string>& images) {
   std::fprintf(stderr, "%zu runs in %.1fs; results in %s\n", runs, seconds, output_dir.c_str());
+  print_best_by_metric(results["best_by_metric"]);
   if (!e.select_metric.empty()) {
     std::fprintf(stderr, "selected %s (mean cv %s %.4f)\n", params_text(e.points[selection.best_point].params).c_str(),
                  e.select_metric.c_str(), selection.record["cv_mean"][selection.best_point].get<double>());
   }
+  const json& best = results["best"];
   if (!best.is_null()) {
     std::fprintf(stderr, "best run %zu (%s): test accuracy %.4f, balanced accuracy %.4f, objective %.6g\n", *best_run,
                  params_text(best["params"]).c_str(), metric_of(best["metrics"], "accuracy"),
@@ -285,6 +287,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
   results["runs"] = runs;
   const json summary = summarize(e, runs);
   results["summary"] = summary;
+  results["best_by_metric"] = best_by_metric(summary);
   results["selection"] = selection.record;
   results["best"] = best.record;
 
@@ -302,7 +305,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
   write_outputs(e, output_dir, results, runs, best.outcome);
 
   if (!options.quiet) {
-    report_done(e, runs.size(), seconds_since(start), output_dir, selection, best.record, best_run, images);
+    report_done(e, runs.size(), seconds_since(start), output_dir, selection, results, best_run, images);
   }
   return results;
 }
