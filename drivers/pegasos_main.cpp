@@ -359,10 +359,12 @@ int main_impl(int argc, char** argv) {
       "or 1..K, and the mapping is printed. Rows without a label get 0.");
 
   std::string experiment_path;
-  CLI::App* run = app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet]");
+  CLI::App* run = app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet] [--resume]");
   run->add_option("experiment", experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
   run->add_option("--output,-o", output, "results folder (default: <name>_results/ next to the experiment file)");
   run->add_flag("--quiet,-q", quiet, "no progress bar or summary on stderr");
+  bool resume = false;
+  run->add_flag("--resume", resume, "continue an interrupted run: skip the runs already in DIR/runs.jsonl");
 
   try {
     app.parse(argc, argv);
@@ -372,7 +374,7 @@ int main_impl(int argc, char** argv) {
   }
   if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet, strict);
   if (predict->parsed()) return run_predict(model_path, data_path, output);
-  if (run->parsed()) return run_experiment_command(experiment_path, output, quiet);
+  if (run->parsed()) return run_experiment_command(experiment_path, output, quiet, resume);
   if (featurize->parsed()) return run_featurize(config_path, sets, model_path, data_path, output, quiet);
   return run_eval(model_path, data_path, json_path, max_fpr >= 0 ? std::optional<double>(max_fpr) : std::nullopt);
 }
