@@ -22,6 +22,7 @@
 
 #include "core/errors.hpp"
 #include "drivers/experiment.hpp"
+#include "drivers/experiment/journal.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_util.hpp"
 
@@ -181,6 +182,20 @@ TEST_CASE("journal: a cut-off last line is ignored and its run redone; a damaged
   write_text(journal, "");
   CHECK(run_experiment(e, options(dir.file("out"), true))["timing"]["restored_runs"] == 0);
   check_each_run_once(journal, kSmallRuns);
+}
+
+TEST_CASE("journal: a second run into a folder that a run is writing to is refused", "[experiment][resume]") {
+  TempDir dir;
+  const Experiment e = write_experiment(dir, small_experiment());
+  fs::create_directories(dir.file("out"));
+  {
+    const experiment_detail::RunJournal holder(dir.file("out/runs.jsonl"), "0123456789abcdef", "other", 1, false, true);
+    CHECK_THROWS_WITH(run_experiment(e, options(dir.file("out"), true)), Contains("another pegasos run"));
+    CHECK_THROWS_AS(run_experiment(e, options(dir.file("out"), false)), InputError);  // exit code 2
+  }
+  // Released with its holder; the holder's journal is of another fingerprint.
+  CHECK_THROWS_WITH(run_experiment(e, options(dir.file("out"), true)), Contains("different experiment or data"));
+  CHECK(run_experiment(e, options(dir.file("out"), false))["runs"].size() == kSmallRuns);
 }
 
 // ---------------------------------------------------------------------------

@@ -165,6 +165,8 @@ RunJournal::RunJournal(const std::string& path, const std::string& fingerprint, 
       start_new(fingerprint, name, true);
     }
     open_for_append();
+    // The journal's name in the folder is durable too (a new journal was renamed into place).
+    if (::fsync(lock_fd_) != 0) system_fail(folder, "cannot fsync the results folder");
   } catch (...) {
     if (fd_ >= 0) ::close(fd_);
     ::close(lock_fd_);
