@@ -205,8 +205,8 @@ std::string q(const std::string& s) { return "'" + s + "'"; }
 
 // Starts `pegasos run EXPERIMENT --output OUT` (stdout/stderr to files in `dir`); returns its pid.
 pid_t start_run(const TempDir& dir, const std::string& experiment, const std::string& out) {
-  const std::string command = "exec " + q(PEGASOS_BINARY) + " run " + q(experiment) + " --output " + q(out) +
-                              " >" + q(dir.file("killed.out")) + " 2>" + q(dir.file("killed.err")) + " </dev/null";
+  const std::string command = "exec " + q(PEGASOS_BINARY) + " run " + q(experiment) + " --output " + q(out) + " >" +
+                              q(dir.file("killed.out")) + " 2>" + q(dir.file("killed.err")) + " </dev/null";
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -262,7 +262,8 @@ TEST_CASE("pegasos run killed with SIGKILL, then --resume: the results of an uni
 
   REQUIRE(run_cli(dir, q(dir.file("exp.json")) + " --output " + q(dir.file("out")) + " --resume") == 0);
   const std::string err = read_text(dir.file("cli.err"));
-  CHECK_THAT(err, Contains("resuming: " + std::to_string(done) + " of " + std::to_string(total) + " runs already done"));
+  CHECK_THAT(err,
+             Contains("resuming: " + std::to_string(done) + " of " + std::to_string(total) + " runs already done"));
   CHECK_THAT(err, Contains("best accuracy: lambda="));
   check_each_run_once(journal, total);
 
@@ -273,7 +274,8 @@ TEST_CASE("pegasos run killed with SIGKILL, then --resume: the results of an uni
   CHECK(resumed["timing"]["restored_runs"] == done);
   INFO("uninterrupted: " << uninterrupted["timing"]["runs_seconds"] << " s");
   CHECK(without_timing(resumed) == without_timing(uninterrupted));
-  CHECK(read_text(dir.file("out/results_no_timing.json")) == read_text(dir.file("uninterrupted/results_no_timing.json")));
+  CHECK(read_text(dir.file("out/results_no_timing.json")) ==
+        read_text(dir.file("uninterrupted/results_no_timing.json")));
   CHECK(read_text(dir.file("out/best_model.json")) == read_text(dir.file("uninterrupted/best_model.json")));
 
   // A journal of another spec: exit 2, nothing mixed.

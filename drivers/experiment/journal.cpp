@@ -65,10 +65,10 @@ bool is_header(const json& j) {
 }
 
 struct Contents {
-  json header;                     // null: none (empty file, or only a damaged first line)
+  json header;  // null: none (empty file, or only a damaged first line)
   std::vector<json> runs;
-  std::uint64_t valid_bytes = 0;   // the complete, well-formed lines
-  bool damaged_tail = false;       // the last line was cut off or unreadable
+  std::uint64_t valid_bytes = 0;  // the complete, well-formed lines
+  bool damaged_tail = false;      // the last line was cut off or unreadable
 };
 
 // Reads the journal's lines. Only the last line may be damaged (a write that a
@@ -87,7 +87,8 @@ Contents read_contents(const std::string& path) {
     const std::size_t next = newline == std::string::npos ? text.size() : newline + 1;
     ++line_number;
     const json j = json::parse(std::string_view(text).substr(pos, end - pos), nullptr, false);
-    const bool ok = newline != std::string::npos && !j.is_discarded() && (line_number == 1 ? is_header(j) : is_run_record(j));
+    const bool ok =
+        newline != std::string::npos && !j.is_discarded() && (line_number == 1 ? is_header(j) : is_run_record(j));
     if (!ok) {
       if (next < text.size()) {
         throw ConfigError(path + ": line " + std::to_string(line_number) +
@@ -186,8 +187,10 @@ void RunJournal::start_new(const std::string& fingerprint, const std::string& na
     std::size_t lines = 0;
     for (std::string line; std::getline(in, line);) ++lines;
     // Printed even with --quiet: finished work is being discarded.
-    std::fprintf(stderr, "pegasos run: starting over: replacing the journal %s (%zu finished run%s; --resume would continue it)\n",
-                 path_.c_str(), lines > 0 ? lines - 1 : 0, lines == 2 ? "" : "s");
+    std::fprintf(
+        stderr,
+        "pegasos run: starting over: replacing the journal %s (%zu finished run%s; --resume would continue it)\n",
+        path_.c_str(), lines > 0 ? lines - 1 : 0, lines == 2 ? "" : "s");
   }
   const json header = {{"pegasos_run_journal", kJournalVersion}, {"fingerprint", fingerprint}, {"experiment", name}};
   write_file_atomic(path_, header.dump() + "\n");  // the old journal stays whole until this one is in place
@@ -197,14 +200,16 @@ void RunJournal::read_back(const std::string& fingerprint, const std::string& na
   const Contents c = read_contents(path_);
   if (c.header.is_null()) {  // empty, or killed while the header was written
     start_new(fingerprint, name, false);
-    if (!quiet) std::fprintf(stderr, "resuming: the journal %s holds no run; running all %zu runs\n", path_.c_str(), total);
+    if (!quiet)
+      std::fprintf(stderr, "resuming: the journal %s holds no run; running all %zu runs\n", path_.c_str(), total);
     return;
   }
   const std::string written = c.header["fingerprint"].get<std::string>();
   if (written != fingerprint) {
-    throw ConfigError(path_ + ": the journal was written for a different experiment or data (fingerprint " + written +
-                      ", now " + fingerprint +
-                      "); resuming would mix their runs. Run without --resume to start over, or choose another --output");
+    throw ConfigError(
+        path_ + ": the journal was written for a different experiment or data (fingerprint " + written + ", now " +
+        fingerprint +
+        "); resuming would mix their runs. Run without --resume to start over, or choose another --output");
   }
   for (const json& r : c.runs) {
     const std::size_t id = r["id"].get<std::size_t>();
@@ -218,8 +223,10 @@ void RunJournal::read_back(const std::string& fingerprint, const std::string& na
   }
   if (c.damaged_tail) {
     // Cut the damaged line off so that appended lines start on a line of their own.
-    if (::truncate(path_.c_str(), static_cast<off_t>(c.valid_bytes)) != 0) system_fail(path_, "cannot truncate the journal");
-    if (!quiet) std::fprintf(stderr, "resuming: ignoring the damaged last line of %s (a run cut off mid-write)\n", path_.c_str());
+    if (::truncate(path_.c_str(), static_cast<off_t>(c.valid_bytes)) != 0)
+      system_fail(path_, "cannot truncate the journal");
+    if (!quiet)
+      std::fprintf(stderr, "resuming: ignoring the damaged last line of %s (a run cut off mid-write)\n", path_.c_str());
   }
   if (!quiet) std::fprintf(stderr, "resuming: %zu of %zu runs already done\n", restored_.size(), total);
 }

@@ -55,8 +55,8 @@ class RunJournal {
   void open_for_append();
 
   std::string path_;
-  int fd_ = -1;         // the journal, O_APPEND
-  int lock_fd_ = -1;    // its folder, flock'ed
+  int fd_ = -1;       // the journal, O_APPEND
+  int lock_fd_ = -1;  // its folder, flock'ed
   std::mutex mutex_;
   std::map<std::size_t, nlohmann::json> restored_;
 };
