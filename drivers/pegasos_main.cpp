@@ -359,12 +359,13 @@ int main_impl(int argc, char** argv) {
       "or 1..K, and the mapping is printed. Rows without a label get 0.");
 
   std::string experiment_path;
-  CLI::App* run = app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet] [--resume]");
+  CLI::App* run =
+      app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet] [--resume]");
   run->add_option("experiment", experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
   run->add_option("--output,-o", output, "results folder (default: <name>_results/ next to the experiment file)");
   run->add_flag("--quiet,-q", quiet, "no progress bar or summary on stderr");
   bool resume = false;
-  run->add_flag("--resume", resume, "continue an interrupted run: skip the runs already in DIR/runs.jsonl");
+  run->add_flag("--resume", resume, "continue an interrupted run: skip the runs in the results folder's runs.jsonl");
 
   try {
     app.parse(argc, argv);
