@@ -12,8 +12,9 @@
 //
 // The implementation is in drivers/experiment/, one file per job: spec.cpp
 // (keys, grid expansion, validation), splits.cpp, load.cpp (data read once),
-// run.cpp (one run), progress.cpp, results.cpp (summary, CSV), plots.cpp
-// (gnuplot) and runner.cpp (run_experiment); internals live in namespace
+// run.cpp (one run), journal.cpp (runs.jsonl, --resume), progress.cpp,
+// results.cpp (summary, CSV), plots.cpp (gnuplot) and runner.cpp
+// (run_experiment); internals live in namespace
 // experiment_detail.
 #pragma once
 
@@ -109,17 +110,23 @@ struct RunOptions {
   std::string output_dir;           // "" = <name>_results/ next to the experiment file
   bool quiet = false;               // no progress bar or messages on stderr
   std::string gnuplot = "gnuplot";  // program (searched in PATH); "" = write scripts only
+  // Continue the journal OUTPUT/runs.jsonl of an interrupted run: its runs are
+  // not run again. Without: a new journal replaces any earlier one.
+  bool resume = false;
 };
 
 // Load the data, run everything, write the output folder; returns results.json.
 // Nothing is written (and no run starts) until the data has been loaded and
-// checked against every grid point. Throws InputError / ConfigError.
+// checked against every grid point. Then the folder is created and each run is
+// appended to its journal (runs.jsonl) as it finishes; the other files are
+// written at the end. Throws InputError / ConfigError (also for a journal that
+// --resume cannot continue).
 nlohmann::json run_experiment(const Experiment& experiment, const RunOptions& options);
 
 // `json` without any member named "timing", at any depth.
 nlohmann::json without_timing(const nlohmann::json& json);
 
 // `pegasos run`: load_experiment + run_experiment. Returns the exit code.
-int run_experiment_command(const std::string& path, const std::string& output_dir, bool quiet);
+int run_experiment_command(const std::string& path, const std::string& output_dir, bool quiet, bool resume);
 
 }  // namespace pegasos

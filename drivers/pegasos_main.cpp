@@ -358,10 +358,13 @@ int main_impl(int argc, char** argv) {
       "or 1..K, and the mapping is printed. Rows without a label get 0.");
 
   std::string experiment_path;
-  CLI::App* run = app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet]");
+  CLI::App* run =
+      app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet] [--resume]");
   run->add_option("experiment", experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
   run->add_option("--output,-o", output, "results folder (default: <name>_results/ next to the experiment file)");
   run->add_flag("--quiet,-q", quiet, "no progress bar or summary on stderr");
+  bool resume = false;
+  run->add_flag("--resume", resume, "continue an interrupted run: skip the runs in the results folder's runs.jsonl");
 
   InspectOptions inspect_options;
   CLI::App* inspect = app.add_subcommand("inspect", "show a model: settings, training summary, bias, top weights per class");
@@ -383,7 +386,7 @@ int main_impl(int argc, char** argv) {
     run_predict(model_path, data_path, predict_options);
     return 0;
   }
-  if (run->parsed()) return run_experiment_command(experiment_path, output, quiet);
+  if (run->parsed()) return run_experiment_command(experiment_path, output, quiet, resume);
   if (inspect->parsed()) return run_inspect(model_path, inspect_options, inspect_json);
   if (featurize->parsed()) return run_featurize(config_path, sets, model_path, data_path, output, quiet);
   return run_eval(model_path, data_path, json_path, max_fpr >= 0 ? std::optional<double>(max_fpr) : std::nullopt);

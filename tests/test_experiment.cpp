@@ -242,12 +242,17 @@ TEST_CASE("results.json: schema, timings only under \"timing\", model selection 
   CHECK(r["best"]["run"] == 24);
   CHECK(r["best"]["metrics"] == r["runs"][24]["metrics"]);
   CHECK(r["runs"][24]["metrics"].contains("at_max_fpr"));
+  // best_by_metric ranks the grid points by their cv means here (only cv runs cover every point).
+  CHECK(r["best_by_metric"]["phase"] == "cv");
+  CHECK(r["best_by_metric"]["metrics"]["balanced_accuracy"]["point"] == best);
+  CHECK(r["best_by_metric"]["metrics"]["balanced_accuracy"]["mean"].get<double>() == Approx(mean[best]));
+  CHECK(r["best_by_metric"]["metrics"]["objective"]["maximize"] == false);
 
   CHECK(fs::exists(dir.file("out/best_model.json")));
   CHECK(fs::exists(dir.file("out/results.csv")));
   const std::string csv = read_text(dir.file("out/results.csv"));
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 26);
-  CHECK(csv.rfind("id,phase,point,repeat,fold,seed,batch_size,lambda,", 0) == 0);
+  CHECK(csv.rfind("id,phase,point,repeat,fold,seed,params.batch_size,params.lambda,", 0) == 0);
   CHECK(json::parse(read_text(dir.file("out/results.json"))) == r);
 }
 
@@ -298,12 +303,31 @@ TEST_CASE("test runs without selection; multiclass writes plot scripts when gnup
   for (const json& run : r["runs"]) bal.push_back(run["metrics"]["balanced_accuracy"].get<double>());
   CHECK(r["best"]["run"] == best_index(bal, true));
   CHECK(r["best"]["confusion_matrix"].size() == 3);
+  // One test run per point: best_by_metric is the argmax / argmin over the runs.
+  const json& by = r["best_by_metric"];
+  CHECK(by["phase"] == "test");
+  CHECK(by["metrics"]["balanced_accuracy"]["point"] == best_index(bal, true));
+  CHECK_FALSE(by["metrics"].contains("roc_auc"));  // multiclass: no ROC-AUC
+  std::vector<double> objective;
+  for (const json& run : r["runs"]) objective.push_back(run["metrics"]["eval_objective"].get<double>());
+  CHECK(by["metrics"]["eval_objective"]["point"] == best_index(objective, false));
+  CHECK(by["metrics"]["eval_objective"]["params"] == r["runs"][best_index(objective, false)]["params"]);
   for (const char* f : {"results.json", "results.csv", "best_model.json", "plots/confusion.gp", "plots/confusion.dat",
                         "plots/sweep_lambda.gp", "plots/sweep_objective.gp", "plots/trace.gp", "plots/trace.dat"}) {
     CHECK(fs::exists(out + "/" + f));
   }
   CHECK_FALSE(fs::exists(out + "/plots/confusion.png"));
   CHECK(r["plots"].empty());
+
+  // results.csv: "objective" is both a swept setting and a metric, yet every column name is unique.
+  const std::string csv = read_text(out + "/results.csv");
+  std::vector<std::string> header;
+  std::istringstream line(csv.substr(0, csv.find('\n')));
+  for (std::string name; std::getline(line, name, ',');) header.push_back(name);
+  CHECK(std::set<std::string>(header.begin(), header.end()).size() == header.size());
+  CHECK(std::count(header.begin(), header.end(), "params.objective") == 1);
+  CHECK(std::count(header.begin(), header.end(), "objective") == 1);
+  CHECK(std::count(header.begin(), header.end(), "params.lambda") == 1);
 }
 
 // XOR in the plane: no linear separator, easy for an RBF kernel.

@@ -1,6 +1,7 @@
 #include "drivers/experiment/results.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 
@@ -41,6 +42,11 @@ json without_timing(const json& j) {
 
 namespace experiment_detail {
 namespace {
+
+// The metrics of results.csv and of best_by_metric, in that order ("error" is
+// 1 - accuracy: the same ranking).
+const std::vector<std::string> kReportedMetrics = {"accuracy", "balanced_accuracy", "macro_f1",  "weighted_f1",
+                                                   "roc_auc",  "recall_at_max_fpr", "objective", "eval_objective"};
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -84,11 +90,55 @@ json summarize(const Experiment& e, const std::vector<json>& runs) {
   return out;
 }
 
+json best_by_metric(const json& summary) {
+  std::string phase = "cv";
+  for (const json& s : summary) {
+    if (s["phase"] == "test") phase = "test";
+  }
+  std::vector<const json*> groups;
+  for (const json& s : summary) {
+    if (s["phase"] == phase) groups.push_back(&s);
+  }
+  json metrics = json::object();
+  for (const std::string& m : kReportedMetrics) {
+    std::vector<double> means;
+    bool any = false;
+    for (const json* g : groups) {
+      means.push_back(metric_of((*g)["mean"], m));
+      any = any || !std::isnan(means.back());
+    }
+    if (!any) continue;  // e.g. roc_auc of a multiclass problem
+    const bool maximize = metric_is_maximized(m, "best_by_metric");
+    const std::size_t b = best_index(means, maximize);
+    metrics[m] = {{"maximize", maximize},
+                  {"point", (*groups[b])["point"]},
+                  {"params", (*groups[b])["params"]},
+                  {"mean", means[b]},
+                  {"runs", (*groups[b])["runs"]}};
+  }
+  return {{"phase", phase}, {"metrics", metrics}};
+}
+
+void print_best_by_metric(const json& best) {
+  if (best["metrics"].empty()) return;
+  std::fprintf(stderr, "best setting per metric (mean over the %s runs of each grid point):\n",
+               best["phase"].get<std::string>().c_str());
+  for (const std::string& m : kReportedMetrics) {
+    const auto it = best["metrics"].find(m);
+    if (it == best["metrics"].end()) continue;
+    const bool maximize = (*it)["maximize"].get<bool>();
+    std::fprintf(stderr, maximize ? "  best %s: %s (%.4f)\n" : "  lowest %s: %s (%.6g)\n", m.c_str(),
+                 params_text((*it)["params"]).c_str(), (*it)["mean"].get<double>());
+  }
+}
+
 std::string results_csv(const Experiment& e, const std::vector<json>& runs) {
-  const std::vector<std::string> metrics = {"accuracy", "balanced_accuracy", "macro_f1",  "weighted_f1",
-                                            "roc_auc",  "recall_at_max_fpr", "objective", "eval_objective"};
+  const std::vector<std::string>& metrics = kReportedMetrics;
   std::string out = "id,phase,point,repeat,fold,seed";
-  for (const auto& k : e.swept_keys) out += "," + csv_field(k);
+  // Settings are prefixed ("params.lambda", as in results.json's "params") so
+  // that no column name repeats: a swept objective, seed, iterations or epochs
+  // would otherwise meet the metric / run column of the same name.
+  for (const auto& k : e.swept_keys) out += "," + csv_field("params." + k);
   out += ",train_examples,eval_examples";
   for (const auto& m : metrics) out += "," + m;
   out += ",iterations,epochs,train_seconds\n";

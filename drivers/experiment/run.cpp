@@ -10,6 +10,7 @@
 
 #include "core/random.hpp"
 #include "drivers/experiment/common.hpp"
+#include "drivers/experiment/journal.hpp"
 #include "drivers/experiment/progress.hpp"
 #include "drivers/registry.hpp"
 #include "io/model_json.hpp"
@@ -258,10 +259,15 @@ RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, con
 }
 
 void run_all(const Experiment& e, const LoadedData& d, const std::vector<RunSpec>& specs, std::size_t first,
-             std::vector<json>& records, ProgressBar& progress) {
+             std::vector<json>& records, ProgressBar& progress, RunJournal& journal) {
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, specs.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      records[first + i] = execute(e, d, first + i, specs[i], false).record;
+      json& slot = records[first + i];
+      if (!slot.is_null()) continue;  // restored from the journal
+      // Through its text, as a restored run is (NaN becomes null in both).
+      json record = json::parse(execute(e, d, first + i, specs[i], false).record.dump());
+      journal.append(record);
+      slot = std::move(record);
       progress.run_done();
     }
   });

@@ -19,6 +19,7 @@
 namespace pegasos::experiment_detail {
 
 class ProgressBar;
+class RunJournal;
 
 enum class Phase { kCv, kTest, kFinal };
 inline const char* phase_name(Phase p) { return p == Phase::kCv ? "cv" : p == Phase::kTest ? "test" : "final"; }
@@ -47,8 +48,11 @@ struct RunOutcome {
 // evaluation when `keep`.
 RunOutcome execute(const Experiment& e, const LoadedData& d, std::size_t id, const RunSpec& spec, bool keep);
 
-// Runs `specs` in parallel; records[first + i] receives run i.
+// Runs `specs` in parallel; records[first + i] receives run i, which is
+// appended to `journal` as it finishes. Slots that are not null (runs restored
+// from the journal) are skipped. A record is stored as read back from its JSON
+// text, so a fresh run and a restored one are the same value.
 void run_all(const Experiment& e, const LoadedData& d, const std::vector<RunSpec>& specs, std::size_t first,
-             std::vector<nlohmann::json>& records, ProgressBar& progress);
+             std::vector<nlohmann::json>& records, ProgressBar& progress, RunJournal& journal);
 
 }  // namespace pegasos::experiment_detail

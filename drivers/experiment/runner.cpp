@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/experiment/common.hpp"
+#include "drivers/experiment/journal.hpp"
 #include "drivers/experiment/load.hpp"
 #include "drivers/experiment/plots.hpp"
 #include "drivers/experiment/progress.hpp"
@@ -142,7 +143,8 @@ BestRun retrain_best(const Experiment& e, const LoadedData& data, const std::vec
   const auto t0 = Clock::now();
   b.outcome = execute(e, data, best_run, spec, true);
   b.seconds = seconds_since(t0);
-  if (without_timing(b.outcome->record) != without_timing(r)) {
+  // Compared as text: `r` was read back from its JSON text (NaN is null there).
+  if (without_timing(b.outcome->record).dump() != without_timing(r).dump()) {
     throw std::logic_error("retraining the best run did not reproduce it (non-deterministic training)");
   }
   const Evaluation& ev = *b.outcome->evaluation;
@@ -158,6 +160,50 @@ BestRun retrain_best(const Experiment& e, const LoadedData& data, const std::vec
               {"confusion_matrix", full["confusion_matrix"]},
               {"model_file", "best_model.json"}};
   return b;
+}
+
+// Puts the journal's runs among `specs` (ids first, first + 1, ...) into their
+// slots; each must be the run the experiment has at that id.
+void restore(const RunJournal& journal, const std::vector<RunSpec>& specs, std::size_t first, std::vector<json>& runs) {
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const auto it = journal.restored().find(first + i);
+    if (it == journal.restored().end()) continue;
+    const json& r = it->second;
+    const RunSpec& s = specs[i];
+    if (r["phase"] != phase_name(s.phase) || r["point"] != s.point || r["repeat"] != s.repeat ||
+        r["fold"] != (s.fold >= 0 ? json(s.fold) : json(nullptr)) || r["seed"] != s.seed) {
+      throw ConfigError(journal.path() + ": run " + std::to_string(first + i) +
+                        " is not the run this experiment has at that id; run without --resume to start over");
+    }
+    runs[first + i] = r;
+  }
+}
+
+struct Sweep {
+  std::vector<json> runs;
+  Selection selection;
+  double seconds = 0.0;
+};
+
+// Every run: `specs` (cv, test), then with `select` the selection and the
+// final runs. Runs the journal holds are restored instead of run.
+Sweep run_sweep(const Experiment& e, const LoadedData& data, const std::vector<RunSpec>& specs, std::size_t total,
+                RunJournal& journal, bool quiet, const std::string& origin) {
+  Sweep s;
+  s.runs.resize(total);
+  ProgressBar progress(total - journal.restored().size(), quiet);
+  const auto start = Clock::now();
+  restore(journal, specs, 0, s.runs);
+  run_all(e, data, specs, 0, s.runs, progress, journal);
+  if (!e.select_metric.empty()) {
+    s.selection = select_point(e, s.runs, specs.size(), origin);
+    const std::vector<RunSpec> finals = final_runs(e, s.selection.best_point);
+    restore(journal, finals, specs.size(), s.runs);
+    run_all(e, data, finals, specs.size(), s.runs, progress, journal);
+  }
+  progress.finish();
+  s.seconds = seconds_since(start);
+  return s;
 }
 
 // results.json's "experiment": the experiment as run, with its data.
@@ -222,13 +268,15 @@ void write_outputs(const Experiment& e, const std::string& output_dir, const jso
 
 // The closing lines on stderr: where the results are, the selection, the best run, the plots.
 void report_done(const Experiment& e, std::size_t runs, double seconds, const std::string& output_dir,
-                 const Selection& selection, const json& best, std::optional<std::size_t> best_run,
+                 const Selection& selection, const json& results, std::optional<std::size_t> best_run,
                  const std::vector<std::string>& images) {
   std::fprintf(stderr, "%zu runs in %.1fs; results in %s\n", runs, seconds, output_dir.c_str());
+  print_best_by_metric(results["best_by_metric"]);
   if (!e.select_metric.empty()) {
     std::fprintf(stderr, "selected %s (mean cv %s %.4f)\n", params_text(e.points[selection.best_point].params).c_str(),
                  e.select_metric.c_str(), selection.record["cv_mean"][selection.best_point].get<double>());
   }
+  const json& best = results["best"];
   if (!best.is_null()) {
     std::fprintf(stderr, "best run %zu (%s): test accuracy %.4f, balanced accuracy %.4f, objective %.6g\n", *best_run,
                  params_text(best["params"]).c_str(), metric_of(best["metrics"], "accuracy"),
@@ -260,58 +308,55 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
 
   const bool select = !e.select_metric.empty();
   const std::vector<RunSpec> specs = sweep_runs(e, data.test && !select);
-  const std::size_t final_count = select ? static_cast<std::size_t>(e.repeats) : 0;
-  std::vector<json> runs(specs.size() + final_count);
-  if (!options.quiet) announce(e, data, runs.size());
-  ProgressBar progress(runs.size(), options.quiet);
-  const auto runs_start = Clock::now();
-  run_all(e, data, specs, 0, runs, progress);
-  Selection selection;
-  if (select) {
-    selection = select_point(e, runs, specs.size(), origin);
-    run_all(e, data, final_runs(e, selection.best_point), specs.size(), runs, progress);
-  }
-  progress.finish();
-  const double runs_seconds = seconds_since(runs_start);
+  const std::size_t total = specs.size() + (select ? static_cast<std::size_t>(e.repeats) : 0);
+  if (!options.quiet) announce(e, data, total);
+  json results;
+  results["format_version"] = 1;
+  results["experiment"] = experiment_record(e, data);
+  // From here on the folder exists and holds the journal: each finished run is kept.
+  fs::create_directories(output_dir);
+  RunJournal journal((fs::path(output_dir) / "runs.jsonl").string(),
+                     experiment_fingerprint(results["experiment"], data), e.name, total, options.resume, options.quiet);
+  const Sweep sweep = run_sweep(e, data, specs, total, journal, options.quiet, origin);
+  const std::vector<json>& runs = sweep.runs;
 
   const std::optional<std::size_t> best_run =
       best_run_id(e, runs, select, specs.size(), data.test.has_value(), origin);
   BestRun best;
   if (best_run) best = retrain_best(e, data, runs, *best_run, select);
 
-  json results;
-  results["format_version"] = 1;
-  results["experiment"] = experiment_record(e, data);
   results["runs"] = runs;
   const json summary = summarize(e, runs);
   results["summary"] = summary;
-  results["selection"] = selection.record;
+  results["best_by_metric"] = best_by_metric(summary);
+  results["selection"] = sweep.selection.record;
   results["best"] = best.record;
 
-  // Write everything only now: a failure above leaves no half-written folder.
-  fs::create_directories(output_dir);
+  // The other files only now: a failure above leaves the journal, nothing half-written.
   const auto plots_start = Clock::now();
   std::vector<std::string> images;
   if (e.plots) images = make_plots(e, data, runs, summary, best.outcome, output_dir, options);
   json image_list = json::array();
   for (const auto& i : images) image_list.push_back(fs::path(i).lexically_relative(output_dir).string());
   results["plots"] = image_list;
-  results["timing"] = {{"load_seconds", load_seconds},          {"runs_seconds", runs_seconds},
+  results["timing"] = {{"load_seconds", load_seconds},          {"runs_seconds", sweep.seconds},
                        {"best_retrain_seconds", best.seconds},  {"plots_seconds", seconds_since(plots_start)},
-                       {"total_seconds", seconds_since(start)}, {"threads", tbb::this_task_arena::max_concurrency()}};
+                       {"total_seconds", seconds_since(start)}, {"threads", tbb::this_task_arena::max_concurrency()},
+                       {"restored_runs", journal.restored().size()}};
   write_outputs(e, output_dir, results, runs, best.outcome);
 
   if (!options.quiet) {
-    report_done(e, runs.size(), seconds_since(start), output_dir, selection, best.record, best_run, images);
+    report_done(e, runs.size(), seconds_since(start), output_dir, sweep.selection, results, best_run, images);
   }
   return results;
 }
 
-int run_experiment_command(const std::string& path, const std::string& output_dir, bool quiet) {
+int run_experiment_command(const std::string& path, const std::string& output_dir, bool quiet, bool resume) {
   const Experiment e = load_experiment(path);
   RunOptions options;
   options.output_dir = output_dir;
   options.quiet = quiet;
+  options.resume = resume;
   run_experiment(e, options);
   return 0;
 }
