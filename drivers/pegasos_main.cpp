@@ -162,10 +162,11 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
                   training.value("relative_gap", 0.0), training.value("tolerance", 0.0));
     converged = buf;
   }
+  const std::string warm = model.training.warm_start ? ", warm-started from " + *model.training.warm_start : "";
   std::fprintf(stderr,
-               "trained %s (%s) on %zu examples, %u features, %zu nnz: %llu iterations (%s %s%s), objective %.6g\n"
+               "trained %s (%s%s) on %zu examples, %u features, %zu nnz: %llu iterations (%s %s%s), objective %.6g\n"
                "load %.2fs, train %.2fs; model written to %s\n",
-               model.objective.c_str(), solver.c_str(), result.examples, static_cast<unsigned>(result.features),
+               model.objective.c_str(), solver.c_str(), warm.c_str(), result.examples, static_cast<unsigned>(result.features),
                static_cast<std::size_t>(result.nnz),
                static_cast<unsigned long long>(training["iterations"].get<std::uint64_t>()),
                count_text(training["epochs"].get<double>()).c_str(), solver == "pegasos" ? "epochs" : "passes",
@@ -327,6 +328,10 @@ int main_impl(int argc, char** argv) {
   bool strict = false;
   train->add_flag("--strict", strict,
                   "exit 3 without writing the model unless training converged (a duality gap within tolerance)");
+  std::string init_model;
+  train->add_option("--init-model", init_model,
+                    "warm start: continue from this model (same objective, classes, features, bias); "
+                    "the init_model setting");
   train->add_option("data", data_path, "training data (LIBSVM/SVMlight or CSV, optionally .gz)")->required();
   train->add_option("model", model_path, "where to write the model (JSON)")->required();
   train->footer(settings_help());
@@ -370,6 +375,7 @@ int main_impl(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());  // wins over --set
   if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet, strict);
   if (predict->parsed()) return run_predict(model_path, data_path, output);
   if (run->parsed()) return run_experiment_command(experiment_path, output, quiet);
