@@ -49,11 +49,12 @@ namespace detail {
 
 template <class O>
 TrainResult train_dual(const Dataset& data, const O& objective, const EngineSettings& s,
-                       const std::function<bool(const EpochInfo&)>& on_epoch, const std::vector<double>* warm) {
+                       const std::function<bool(const EpochInfo&)>& on_epoch, const std::vector<double>* warm,
+                       const WarmStart* start = nullptr) {
   if constexpr (HingeDual<O>) {
-    return train_sdca(data, objective, s, on_epoch, warm);
+    return train_sdca(data, objective, s, on_epoch, warm, start);
   } else {
-    return train_sdca_multiclass(data, objective, s, on_epoch, warm);
+    return train_sdca_multiclass(data, objective, s, on_epoch, warm, start);
   }
 }
 
@@ -134,7 +135,7 @@ TrainResult train_with_solver(const Dataset& data, const O& objective, const Eng
     if (use_sdca(s)) {
       std::vector<double> alpha;
       if (warm != nullptr) alpha = warm_alpha(data, objective, s, *warm);
-      TrainResult r = detail::train_dual(data, objective, s, on_epoch, warm != nullptr ? &alpha : nullptr);
+      TrainResult r = detail::train_dual(data, objective, s, on_epoch, warm != nullptr ? &alpha : nullptr, warm);
       r.converged = r.relative_gap() <= s.tolerance;
       return r;
     }

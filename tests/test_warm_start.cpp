@@ -55,7 +55,11 @@ TEST_CASE("warm start from the optimum on the same data: SDCA, binary", "[warm]"
   const WarmStart w = warm_from(cold, cold.iterations);
   const TrainResult warm = train_with_solver(ds, Hinge(1), s, {}, &w);
   check_same_optimum(cold, warm, s.tolerance);
-  CHECK(warm.epochs <= cold.epochs);
+  // The dual point rebuilt from the optimum's margins is within the
+  // tolerance already: the first exact check (after min_epochs) certifies it.
+  INFO("cold passes " << cold.epochs << ", warm " << warm.epochs);
+  CHECK(warm.epochs <= 3.0);
+  CHECK(warm.epochs < cold.epochs / 2);
   // Determinism: the same seed gives the same weights.
   const TrainResult again = train_with_solver(ds, Hinge(1), s, {}, &w);
   CHECK(testutil::bits(again.weights) == testutil::bits(warm.weights));
