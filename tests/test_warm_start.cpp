@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/solver.hpp"
+#include "drivers/any_model.hpp"
+#include "drivers/api.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/multiclass_hinge.hpp"
 #include "tests/fixtures.hpp"
@@ -197,4 +199,26 @@ TEST_CASE("train --init-model: one-vs-all continues per class", "[warm][cli]") {
     CHECK(std::abs(warm["objective"].get<double>() - cold["objective"].get<double>()) <=
           5e-4 * cold["objective"].get<double>());
   }
+}
+
+TEST_CASE("api: warm start on rows in memory, and a kernel model refused", "[warm]") {
+  testutil::TempDir dir("warm-api");
+  const std::string old = dir.file("old.json");
+  const Dataset day1 = fixtures::gaussian(200, 8, 11, 0.9);
+  pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.01"}), day1).save(old);
+  const Dataset all = fixtures::gaussian(240, 8, 11, 0.9);
+  const pegasos::api::Model warm =
+      pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.01", "init_model=\"" + old + "\""}), all);
+  const nlohmann::json training = warm.any().training();
+  CHECK(training["warm_start"] == old);
+  CHECK(training["converged"] == true);
+  const pegasos::api::Model cold = pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.01"}), all);
+  CHECK(std::abs(training["objective"].get<double>() - cold.any().training()["objective"].get<double>()) <=
+        5e-4 * cold.any().training()["objective"].get<double>());
+
+  const std::string kernel = dir.file("kernel.json");
+  pegasos::api::train(pegasos::api::Settings::load("", {"objective=kernel_hinge", "epochs=1"}), day1).save(kernel);
+  CHECK_THROWS_WITH(
+      pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.01", "init_model=\"" + kernel + "\""}), all),
+      Contains(kernel + ": a kernel model"));
 }
