@@ -154,6 +154,7 @@ class PegasosTrainer {
         pipeline_(sampler_, k_), scores_(k_ * K_), coeff_(k_ * K_), active_(k_) {
     schedule();
     if (hooks.track_dual) A_.emplace(n_, static_cast<int>(K_), averaging_);
+    if (hooks.warm != nullptr) start_from(*hooks.warm);
     // Fixed evaluation sample for the stopping rule, or for traces.
     std::size_t sample_size = n_;
     if (automatic_) {
@@ -194,7 +195,8 @@ class PegasosTrainer {
   // current iterate, η_t = 1/(λt), W ← (1 − η_t λ) W − (η_t/k) Σ ∂ℓ_i x_i,
   // the projection onto the ball of radius r, the running average. Every
   // change to W is mirrored in the dual coefficients A when they are kept.
-  void step(std::uint64_t t, const std::vector<std::size_t>& batch) {
+  void step(std::uint64_t local_t, const std::vector<std::size_t>& batch) {
+    const std::uint64_t t = t0_ + local_t;  // the schedule's step (t0_ > 0 after a warm start)
     for (std::size_t a = 0; a < k_; ++a) {
       const RowView x = data_.row(batch[a]);
       double* sc = &scores_[a * K_];
@@ -247,6 +249,32 @@ class PegasosTrainer {
     W_.average_step(t == 1 ? 1.0 : mu);
     if (A_) A_->average_step(t == 1 ? 1.0 : mu);
     for (std::size_t j = 0; j < K_; ++j) b_avg_[j] = t == 1 ? b_[j] : (1.0 - mu) * b_avg_[j] + mu * b_[j];
+  }
+
+  // A warm start: W (and its average, and the dual mirror A) start at the
+  // given state, the schedule at its step count. Unit rows put each stored
+  // weight row in place through the ordinary update.
+  void start_from(const WarmStart& warm) {
+    t0_ = std::max<std::uint64_t>(warm.steps, 1);  // t = 0 would restart from W = 0
+    auto put = [](ScaledWeights& table, std::size_t row, const double* values, std::size_t K) {
+      if (std::all_of(values, values + K, [](double v) { return v == 0.0; })) return;
+      const auto r = static_cast<std::uint32_t>(row);
+      table.add(RowView{&kUnit, &r, 1, -1, 0}, values);
+    };
+    for (std::size_t j = 0; j < dim_; ++j) put(W_, j, &warm.weights[j * K_], K_);
+    if (feature_bias_) {
+      std::vector<double> b(K_);
+      for (std::size_t c = 0; c < K_; ++c) b[c] = warm.bias[c] / bias_value_;
+      put(W_, dim_, b.data(), K_);
+    }
+    if (free_bias_) b_ = b_avg_ = warm.bias;
+    if (A_ && !warm.dual_coefficients.empty()) {
+      for (std::size_t i = 0; i < n_; ++i) put(*A_, i, &warm.dual_coefficients[i * K_], K_);
+    }
+    if (averaging_) {  // the average starts at the warm iterate
+      W_.average_step(1.0);
+      if (A_) A_->average_step(1.0);
+    }
   }
 
   // The constant feature of BiasMode::kFeature as a one-entry row.
@@ -391,7 +419,8 @@ class PegasosTrainer {
   const double radius_;
   double bias_bound_ = std::numeric_limits<double>::infinity();
   const std::uint64_t steps_per_epoch_;
-  std::uint64_t T_ = 0, t_star_ = 0;  // t_star_: the random-iterate output's step (Theorem 2)
+  std::uint64_t T_ = 0, t_star_ = 0;
+  std::uint64_t t0_ = 0;  // the schedule's step count before this run (warm start)  // t_star_: the random-iterate output's step (Theorem 2)
   bool automatic_ = false;
   int eval_every_ = 1;
   Sampler sampler_;

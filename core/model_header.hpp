@@ -58,6 +58,12 @@ struct TrainingSummary {
   std::optional<double> objective, tolerance, dual_objective, relative_gap, regularizer;
   std::optional<std::vector<double>> class_cost;
   std::optional<std::uint64_t> support_vectors, evictions, kernel_evaluations;  // kernel models
+  // Warm-started models only (init_model): the model it continued from (the
+  // path as given), and the step t of Pegasos' 1/(λt) schedule its weights
+  // stand at, counted over the whole chain of warm starts (without it, a
+  // model's schedule stands at `iterations`, per class for one-vs-all).
+  std::optional<std::string> warm_start;
+  std::optional<std::uint64_t> schedule_steps;
   std::string extra;  // other members, as the text of a JSON object; empty = none
 };
 

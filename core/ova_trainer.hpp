@@ -21,17 +21,20 @@ namespace pegasos {
 
 // make_objective(k) returns the binary objective for class k.
 // on_class_done(k, result) is called (from a worker thread) as each finishes.
+// `warm` (empty, or one per class): each class's warm start.
 template <class MakeObjective>
 TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSettings& settings,
                              MakeObjective make_objective,
-                             const std::function<void(int, const TrainResult&)>& on_class_done = {}) {
+                             const std::function<void(int, const TrainResult&)>& on_class_done = {},
+                             const std::vector<WarmStart>& warm = {}) {
   const std::size_t K = static_cast<std::size_t>(classes);
   std::vector<TrainResult> per_class(K);
   std::vector<EngineSettings> per_settings(K, settings);
   for (std::size_t k = 0; k < K; ++k) per_settings[k].seed = derive_seed(settings.seed, k);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, K, 1), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t k = r.begin(); k != r.end(); ++k) {
-      per_class[k] = train_with_solver(data, make_objective(static_cast<int>(k)), per_settings[k]);
+      per_class[k] = train_with_solver(data, make_objective(static_cast<int>(k)), per_settings[k], {},
+                                       warm.empty() ? nullptr : &warm[k]);
       if (on_class_done) on_class_done(static_cast<int>(k), per_class[k]);
     }
   });

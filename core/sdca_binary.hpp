@@ -191,12 +191,15 @@ std::vector<double> alpha_from_coefficients(const Dataset& data, const O& object
 }
 
 // `warm` (optional): dual variables to start from (α_i in [0, c_i]; clipped),
-// e.g. a previous run's TrainResult::alpha; w starts as w(α).
+// e.g. a previous run's TrainResult::alpha; w starts as w(α). `start`
+// (optional): a warm start's weights, the first primal candidate
+// (BestChecked::certify_best).
 template <HingeDual O>
 class BinarySdca {
  public:
   BinarySdca(const Dataset& data, const O& objective, const EngineSettings& s,
-             const std::function<bool(const EpochInfo&)>& on_epoch, const std::vector<double>* warm)
+             const std::function<bool(const EpochInfo&)>& on_epoch, const std::vector<double>* warm,
+             const WarmStart* start = nullptr)
       : data_(data), objective_(objective), s_(s), on_epoch_(on_epoch), n_(data.size()), dim_(data.dimension),
         lambda_(s.lambda), lambda_n_(lambda_ * static_cast<double>(n_)),
         feature_bias_(s.bias == BiasMode::kFeature), B_(feature_bias_ ? s.bias_feature_value : 0.0),
@@ -217,6 +220,10 @@ class BinarySdca {
     w_.assign(dim_, 0.0);
     alpha_.assign(n_, 0.0);
     if (warm != nullptr) load_alpha(*warm);
+    if (start != nullptr) {  // a warm start's own weights: the first candidate of the certificate
+      checks_.best.certify_best = true;
+      checks_.best.offer(primal_objective(data, objective, s, start->weights, start->bias), start->weights, start->bias);
+    }
     activate_all();
     T_ = sdca_visit_budget(s, sq_, automatic_);
     shrinking_ = automatic_;
@@ -234,7 +241,7 @@ class BinarySdca {
       bool unshrink = false, tighten = false;
       if (shrinking_) shrink(pass, unshrink, tighten);
       if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, pass.full, sq_norm_,
-                      lambda_ / 2 * sq_norm_ + pass.visited_loss / static_cast<double>(n_),
+                      checks_.best.certified(lambda_ / 2 * sq_norm_ + pass.visited_loss / static_cast<double>(n_)),
                       linear_ / static_cast<double>(n_) - lambda_ / 2 * sq_norm_, [&] { return primal_checked(); },
                       [&] { return dual_checked(); }, w_, bias_, result_, on_epoch_)) {
         break;
@@ -405,7 +412,7 @@ class BinarySdca {
     checks_.w_sq_at = t_;
     const double p = lambda_ / 2 * (checks_.w_sq + wb_ * wb_) + mean_loss(data_, objective_, w_, bias_);
     checks_.best.offer(p, w_, bias_);
-    return p;
+    return checks_.best.certified(p);
   }
   double dual() const {
     double lin = 0.0;
@@ -537,8 +544,8 @@ class BinarySdca {
 template <HingeDual O>
 TrainResult train_sdca(const Dataset& data, const O& objective, const EngineSettings& s,
                        const std::function<bool(const EpochInfo&)>& on_epoch = {},
-                       const std::vector<double>* warm = nullptr) {
-  return BinarySdca<O>(data, objective, s, on_epoch, warm).run();
+                       const std::vector<double>* warm = nullptr, const WarmStart* start = nullptr) {
+  return BinarySdca<O>(data, objective, s, on_epoch, warm, start).run();
 }
 
 }  // namespace pegasos

@@ -91,15 +91,27 @@ inline std::uint64_t sdca_visit_budget(const EngineSettings& s, const std::vecto
 // ends uncertified: on badly conditioned data the last iterate's objective
 // can be far above an earlier one's (tens of percent from pass to pass), and
 // the dual bound, which never decreases, certifies any primal point alike.
+//
+// A warm start offers the old model's weights first and certifies the best
+// point (certify_best): the gap test then compares the dual bound with the
+// best primal value seen, so a run from a near-optimal model stops once the
+// dual has caught up with it, and returns that point if it is the best.
 struct BestChecked {
   double objective = std::numeric_limits<double>::infinity();
   std::vector<double> weights, bias;
+  bool certify_best = false;
 
   void offer(double p, const std::vector<double>& w, const std::vector<double>& b) {
-    if (p < objective) *this = {p, w, b};
+    if (p < objective) {
+      objective = p;
+      weights = w;
+      bias = b;
+    }
   }
+  // The primal value a gap test uses for a checked value p.
+  double certified(double p) const { return certify_best ? std::min(p, objective) : p; }
   void apply_to(TrainResult& result) {
-    if (result.converged || !(objective < result.objective)) return;
+    if ((result.converged && !certify_best) || !(objective < result.objective)) return;
     result.weights = std::move(weights);
     result.bias = std::move(bias);
     result.objective = objective;

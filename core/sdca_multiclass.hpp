@@ -167,12 +167,14 @@ std::vector<double> alpha_from_coefficients(const Dataset& data, const O& object
 }
 
 // `warm` (optional): dual variables to start from (n × K, feasible; e.g. a
-// previous run's TrainResult::alpha); W starts as W(α).
+// previous run's TrainResult::alpha); W starts as W(α). `start` (optional): a
+// warm start's weights, the first primal candidate (BestChecked::certify_best).
 template <MulticlassDual O>
 class MulticlassSdca {
  public:
   MulticlassSdca(const Dataset& data, const O& objective, const EngineSettings& s,
-                 const std::function<bool(const EpochInfo&)>& on_epoch, const std::vector<double>* warm)
+                 const std::function<bool(const EpochInfo&)>& on_epoch, const std::vector<double>* warm,
+                 const WarmStart* start = nullptr)
       : data_(data), objective_(objective), s_(s), on_epoch_(on_epoch), n_(data.size()), dim_(data.dimension),
         K_(static_cast<std::size_t>(objective.num_outputs())), lambda_(s.lambda),
         feature_bias_(s.bias == BiasMode::kFeature), B_(feature_bias_ ? s.bias_feature_value : 0.0),
@@ -197,6 +199,10 @@ class MulticlassSdca {
     moved_.assign(K_, 0);
     bias_.assign(K_, 0.0);
     if (warm != nullptr) load_alpha(*warm);
+    if (start != nullptr) {  // a warm start's own weights: the first candidate of the certificate
+      checks_.best.certify_best = true;
+      checks_.best.offer(primal_objective(data, objective, s, start->weights, start->bias), start->weights, start->bias);
+    }
   }
 
   TrainResult run() {
@@ -210,7 +216,7 @@ class MulticlassSdca {
       bool unshrink = false, tighten = false;
       if (shrinking_) shrink(pass, unshrink, tighten);
       if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, pass.full, sq_norm_,
-                      lambda_ / 2 * sq_norm_ + pass.visited_loss / static_cast<double>(n_),
+                      checks_.best.certified(lambda_ / 2 * sq_norm_ + pass.visited_loss / static_cast<double>(n_)),
                       lambda_ * (sum_alpha_y_ - sq_norm_ / 2), [&] { return primal_checked(); },
                       [&] { return dual_checked(); }, w_out_, bias_, result_, on_epoch_)) {
         break;
@@ -425,7 +431,7 @@ class MulticlassSdca {
     checks_.w_sq_at = t_;
     const double p = lambda_ / 2 * sum + mean_loss(data_, objective_, w_out_, bias_);
     checks_.best.offer(p, w_out_, bias_);
-    return p;
+    return checks_.best.certified(p);
   }
   double dual() const { return lambda_ * (sum_alpha_y_ - (checks_.w_sq_at == t_ ? checks_.w_sq : squared_norm(W_)) / 2); }
   double primal_checked() { return checks_.primal = primal(); }
@@ -526,8 +532,8 @@ class MulticlassSdca {
 template <MulticlassDual O>
 TrainResult train_sdca_multiclass(const Dataset& data, const O& objective, const EngineSettings& s,
                                   const std::function<bool(const EpochInfo&)>& on_epoch = {},
-                                  const std::vector<double>* warm = nullptr) {
-  return MulticlassSdca<O>(data, objective, s, on_epoch, warm).run();
+                                  const std::vector<double>* warm = nullptr, const WarmStart* start = nullptr) {
+  return MulticlassSdca<O>(data, objective, s, on_epoch, warm, start).run();
 }
 
 }  // namespace pegasos

@@ -19,6 +19,7 @@
 
 #include "core/engine.hpp"
 #include "core/sdca.hpp"
+#include "core/warm_start.hpp"
 
 namespace pegasos {
 
@@ -48,11 +49,12 @@ namespace detail {
 
 template <class O>
 TrainResult train_dual(const Dataset& data, const O& objective, const EngineSettings& s,
-                       const std::function<bool(const EpochInfo&)>& on_epoch, const std::vector<double>* warm) {
+                       const std::function<bool(const EpochInfo&)>& on_epoch, const std::vector<double>* warm,
+                       const WarmStart* start = nullptr) {
   if constexpr (HingeDual<O>) {
-    return train_sdca(data, objective, s, on_epoch, warm);
+    return train_sdca(data, objective, s, on_epoch, warm, start);
   } else {
-    return train_sdca_multiclass(data, objective, s, on_epoch, warm);
+    return train_sdca_multiclass(data, objective, s, on_epoch, warm, start);
   }
 }
 
@@ -73,7 +75,7 @@ TrainResult improve_dual_point(const Dataset& data, const O& objective, const En
 // to that point is within the tolerance, and goes on otherwise.
 template <class O>
 TrainResult train_pegasos_certified(const Dataset& data, const O& objective, const EngineSettings& s,
-                                    const std::function<bool(const EpochInfo&)>& on_epoch) {
+                                    const std::function<bool(const EpochInfo&)>& on_epoch, const WarmStart* warm) {
   // Any dual-feasible point bounds P*, whatever the primal iterate: the
   // dual point is started once from Pegasos' coefficients and then improved
   // further at each check, so its passes add up instead of starting over.
@@ -87,6 +89,14 @@ TrainResult train_pegasos_certified(const Dataset& data, const O& objective, con
   };
   PegasosHooks hooks;
   hooks.track_dual = true;
+  // A warm start's dual mirror starts at the dual point of its margins
+  // (core/warm_start.hpp), not at 0: W = w_old is no combination of rows.
+  WarmStart started;
+  if (warm != nullptr) {
+    started = *warm;
+    started.dual_coefficients = coefficients_from_alpha(data, objective, s.lambda, warm_alpha(data, objective, s, *warm));
+    hooks.warm = &started;
+  }
   hooks.at_estimate = [&](const std::vector<double>& w, const std::vector<double>& bias, const std::vector<double>& A) {
     const double primal = primal_objective(data, objective, s, w, bias);
     improve(A);
@@ -113,20 +123,29 @@ TrainResult train_pegasos_certified(const Dataset& data, const O& objective, con
 // (HingeDual, MulticlassDual) get a certificate; the others (and the
 // unregularised bias, which has no dual form here) train with Pegasos and
 // never claim convergence.
+//
+// `warm` (optional): continue from an earlier model's state
+// (core/warm_start.hpp): SDCA from the dual point of its margins, Pegasos
+// from its weights at its step count.
 template <Objective O>
 TrainResult train_with_solver(const Dataset& data, const O& objective, const EngineSettings& s,
-                              const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+                              const std::function<bool(const EpochInfo&)>& on_epoch = {},
+                              const WarmStart* warm = nullptr) {
   if constexpr (HingeDual<O> || MulticlassDual<O>) {
     if (use_sdca(s)) {
-      TrainResult r = detail::train_dual(data, objective, s, on_epoch, nullptr);
+      std::vector<double> alpha;
+      if (warm != nullptr) alpha = warm_alpha(data, objective, s, *warm);
+      TrainResult r = detail::train_dual(data, objective, s, on_epoch, warm != nullptr ? &alpha : nullptr, warm);
       r.converged = r.relative_gap() <= s.tolerance;
       return r;
     }
-    if (s.bias != BiasMode::kUnregularized) return detail::train_pegasos_certified(data, objective, s, on_epoch);
+    if (s.bias != BiasMode::kUnregularized) return detail::train_pegasos_certified(data, objective, s, on_epoch, warm);
   } else {
     if (s.solver == Solver::kSdca) throw ConfigError("solver: sdca trains the hinge objectives only");
   }
-  return train(data, objective, s, on_epoch);
+  PegasosHooks hooks;
+  hooks.warm = warm;
+  return train(data, objective, s, on_epoch, hooks);
 }
 
 }  // namespace pegasos

@@ -139,6 +139,20 @@ struct TrainResult {
   }
 };
 
+// A warm start (`init_model`): the state an earlier model left, to continue
+// from instead of from zero (core/warm_start.hpp for what each solver makes of
+// it). Weights in the data's dimension, feature-major like TrainResult.
+struct WarmStart {
+  std::vector<double> weights;  // dimension × K
+  std::vector<double> bias;     // K
+  // Pegasos: the step t of the 1/(λt) schedule the weights stand at; the run
+  // continues with t + 1 (η = 1/(λ(t + 1)), averaging weight μ_{t+1}).
+  std::uint64_t steps = 0;
+  // Pegasos with PegasosHooks::track_dual: the dual coefficients the mirror A
+  // of the iterates starts from (n × K; core/solver.hpp fills them).
+  std::vector<double> dual_coefficients;
+};
+
 // What the Pegasos engine does when its progress estimate fires.
 enum class EstimateVerdict {
   kContinue,   // not certified: train on (the estimate was fooled by a plateau)
@@ -162,6 +176,8 @@ struct PegasosHooks {
   std::function<EstimateVerdict(const std::vector<double>& weights, const std::vector<double>& bias,
                                 const std::vector<double>& dual_coefficients)>
       at_estimate;
+  // Start from this state instead of W = 0, t = 0 (the average starts at W).
+  const WarmStart* warm = nullptr;
 };
 
 inline const char* to_string(StopReason r) {

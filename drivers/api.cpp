@@ -11,6 +11,7 @@
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
+#include "drivers/warm_start.hpp"
 #include "io/model_json.hpp"
 #include "text/options.hpp"
 
@@ -74,6 +75,14 @@ Trained train(const Settings& settings, const std::string& data_path,
   if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
   nlohmann::json fixed_features;
   if (config.objective.needs_source_model) fixed_features = source_features(config, data_path);
+  if (!config.init_model.empty()) {  // a warm start keeps the old model's featurizer
+    const nlohmann::json init_features = load_init_model(config, is_text_input(data_path, config.read.format));
+    if (config.objective.needs_source_model && init_features != fixed_features) {
+      throw InputError(config.init_model + ": features: the model featurises text differently from the source model " +
+                       config.source_model);
+    }
+    fixed_features = init_features;
+  }
   check_input_kind(config, is_text_input(data_path, config.read.format));  // before reading
   TrainingData loaded = load_training_data(config, data_path, fixed_features);
   Trained out;
@@ -96,6 +105,7 @@ Model train(const Settings& settings, Dataset data, const std::function<bool(con
       throw InputError(config.source_model + ": the source model was trained on raw text but the data is numeric");
     }
   }
+  if (!config.init_model.empty()) load_init_model(config, false);
   check_input_kind(config, false);
   check_config_against_data(config, data);
   return wrap(train_any_model(config, data, nullptr, on_epoch));

@@ -86,6 +86,9 @@ std::vector<ConfigKey> key_list() {
       {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none)"},
       {"kernel_cache_mb", 1024, objective_names(is_kernel) + ": kernel-row cache size (a run setting)"},
       {"source_model", "", objective_names(needs_source) + ": model file of the source domain (w_R)"},
+      {"init_model", "",
+       "warm start: continue training from this model (same objective, classes, features, bias) instead of from "
+       "zero; also train --init-model"},
       {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
       {"solver", "auto",
        "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective) | "
@@ -279,6 +282,17 @@ void read_source_model(json& all, const std::string& origin, TrainConfig& c) {
   }
 }
 
+// init_model: a linear model to continue from (checked against the data
+// later, registry.cpp); echoed in `resolved` only when given.
+void read_init_model(json& all, const std::string& origin, TrainConfig& c) {
+  if (!all["init_model"].is_string()) fail(origin, "init_model", "expected a file name");
+  c.init_model = all["init_model"].get<std::string>();
+  if (!c.init_model.empty() && c.objective.kernel) {
+    fail(origin, "init_model",
+         "warm start is for the linear objectives; " + std::string(c.objective.name) + " models are not supported");
+  }
+}
+
 // lambda, the step count and the Pegasos step settings (batch, projection,
 // output iterate, averaging, sampling) and the bias.
 void read_steps(json& all, const std::string& origin, EngineSettings& e) {
@@ -403,10 +417,12 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   TrainConfig c;
   read_objective(merged, all, origin, c);
   read_source_model(all, origin, c);
+  read_init_model(all, origin, c);
   read_steps(all, origin, c.engine);
   read_solver(all, origin, c.objective, c.engine);
   read_run_settings(all, origin, c);
   read_data_settings(all, origin, c);
+  if (c.init_model.empty()) all.erase("init_model");  // cold models echo their settings as before
   c.resolved = all;
   return c;
 }

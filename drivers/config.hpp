@@ -42,6 +42,10 @@ struct TrainConfig {
   // transfer: the source model when the caller has already read it (it is
   // read from source_model otherwise); not a setting.
   std::shared_ptr<const Model> source;
+  // Warm start: the model to continue from ("" = from zero), and the model
+  // itself once read (api::train reads it before the data; not a setting).
+  std::string init_model;
+  std::shared_ptr<const Model> init;
   // Raw text: the featurisation settings; nothing when `features` is not
   // given (the defaults then apply, and numeric data is not an error).
   std::optional<TextOptions> features;

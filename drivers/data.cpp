@@ -86,7 +86,8 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
   const TextCorpus corpus = input.corpus(text_read_options(format, config.text_field, config.label_field, true));
   TextFeaturizer featurizer;
   if (!fixed_features.is_null()) {
-    featurizer = TextFeaturizer::from_json(fixed_features, config.source_model, "/features");
+    featurizer = TextFeaturizer::from_json(fixed_features, config.init_model.empty() ? config.source_model : config.init_model,
+                                           "/features");
   } else {
     featurizer = TextFeaturizer(config.features.value_or(TextOptions{}));
     if (featurizer.learns_from_fit()) featurizer.fit(corpus.texts);

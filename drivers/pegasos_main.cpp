@@ -165,10 +165,11 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
                   training.value("relative_gap", 0.0), training.value("tolerance", 0.0));
     converged = buf;
   }
+  const std::string warm = model.training.warm_start ? ", warm-started from " + *model.training.warm_start : "";
   std::fprintf(stderr,
-               "trained %s (%s) on %zu examples, %u features, %zu nnz: %llu iterations (%s %s%s), objective %.6g\n"
+               "trained %s (%s%s) on %zu examples, %u features, %zu nnz: %llu iterations (%s %s%s), objective %.6g\n"
                "load %.2fs, train %.2fs; model written to %s\n",
-               model.objective.c_str(), solver.c_str(), result.examples, static_cast<unsigned>(result.features),
+               model.objective.c_str(), solver.c_str(), warm.c_str(), result.examples, static_cast<unsigned>(result.features),
                static_cast<std::size_t>(result.nnz),
                static_cast<unsigned long long>(training["iterations"].get<std::uint64_t>()),
                count_text(training["epochs"].get<double>()).c_str(), solver == "pegasos" ? "epochs" : "passes",
@@ -312,6 +313,34 @@ CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::strin
   return predict;
 }
 
+CLI::App* add_featurize_command(CLI::App& app, std::string& config_path, std::vector<std::string>& sets,
+                                std::string& model_path, bool& quiet, std::string& data_path, std::string& output) {
+  CLI::App* featurize = app.add_subcommand(
+      "featurize", "write data as LIBSVM features: pegasos featurize [--config FILE] [--set KEY=VALUE]... | --model MODEL DATA OUT");
+  featurize->add_option("--config,-c", config_path, "JSON configuration file (reader and text featurization settings)")
+      ->check(CLI::ExistingFile);
+  featurize->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable)");
+  featurize->add_option("--model,-m", model_path, "use this model's reader settings and fitted featurizer (for test data)");
+  featurize->add_flag("--quiet,-q", quiet, "no summary on stderr");
+  featurize->add_option("data", data_path, "data (raw text, LIBSVM/SVMlight or CSV)")->required();
+  featurize->add_option("out", output, "where to write the LIBSVM file")->required();
+  featurize->footer(
+      "Raw text is featurised as `train` would (fitting vocabulary and idf on DATA), or with --model as the model\n"
+      "does. Labels are written as they are when all are numbers, else -1/+1 (binary; the positive class is +1)\n"
+      "or 1..K, and the mapping is printed. Rows without a label get 0.");
+  return featurize;
+}
+
+CLI::App* add_inspect_command(CLI::App& app, std::string& model_path, InspectOptions& o, bool& json) {
+  CLI::App* inspect = app.add_subcommand("inspect", "show a model: settings, training summary, bias, top weights per class");
+  inspect->add_option("model", model_path, "model file written by pegasos train")->required();
+  inspect->add_option("--top,-n", o.top, "features per list (default 20; 0: summary only)")
+      ->check(CLI::Range(0, 1000000));
+  inspect->add_option("--class", o.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
+  inspect->add_flag("--json", json, "print the report as JSON");
+  return inspect;
+}
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"pegasos: linear SVMs trained with the Pegasos stochastic sub-gradient solver"};
   app.require_subcommand(1);
@@ -329,6 +358,10 @@ int main_impl(int argc, char** argv) {
   bool strict = false;
   train->add_flag("--strict", strict,
                   "exit 3 without writing the model unless training converged (a duality gap within tolerance)");
+  std::string init_model;
+  train->add_option("--init-model", init_model,
+                    "warm start: continue from this model (same objective, classes, features, bias); "
+                    "the init_model setting");
   train->add_option("data", data_path, "training data (LIBSVM/SVMlight or CSV, optionally .gz)")->required();
   train->add_option("model", model_path, "where to write the model (JSON)")->required();
   train->footer(settings_help());
@@ -343,19 +376,7 @@ int main_impl(int argc, char** argv) {
   eval->add_option("--max-fpr", max_fpr, "binary: report the threshold meeting this false-positive rate")
       ->check(CLI::Range(0.0, 1.0));
 
-  CLI::App* featurize = app.add_subcommand(
-      "featurize", "write data as LIBSVM features: pegasos featurize [--config FILE] [--set KEY=VALUE]... | --model MODEL DATA OUT");
-  featurize->add_option("--config,-c", config_path, "JSON configuration file (reader and text featurization settings)")
-      ->check(CLI::ExistingFile);
-  featurize->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable)");
-  featurize->add_option("--model,-m", model_path, "use this model's reader settings and fitted featurizer (for test data)");
-  featurize->add_flag("--quiet,-q", quiet, "no summary on stderr");
-  featurize->add_option("data", data_path, "data (raw text, LIBSVM/SVMlight or CSV)")->required();
-  featurize->add_option("out", output, "where to write the LIBSVM file")->required();
-  featurize->footer(
-      "Raw text is featurised as `train` would (fitting vocabulary and idf on DATA), or with --model as the model\n"
-      "does. Labels are written as they are when all are numbers, else -1/+1 (binary; the positive class is +1)\n"
-      "or 1..K, and the mapping is printed. Rows without a label get 0.");
+  CLI::App* featurize = add_featurize_command(app, config_path, sets, model_path, quiet, data_path, output);
 
   std::string experiment_path;
   CLI::App* run =
@@ -367,13 +388,8 @@ int main_impl(int argc, char** argv) {
   run->add_flag("--resume", resume, "continue an interrupted run: skip the runs in the results folder's runs.jsonl");
 
   InspectOptions inspect_options;
-  CLI::App* inspect = app.add_subcommand("inspect", "show a model: settings, training summary, bias, top weights per class");
-  inspect->add_option("model", model_path, "model file written by pegasos train")->required();
-  inspect->add_option("--top,-n", inspect_options.top, "features per list (default 20; 0: summary only)")
-      ->check(CLI::Range(0, 1000000));
-  inspect->add_option("--class", inspect_options.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
   bool inspect_json = false;
-  inspect->add_flag("--json", inspect_json, "print the report as JSON");
+  CLI::App* inspect = add_inspect_command(app, model_path, inspect_options, inspect_json);
 
   try {
     app.parse(argc, argv);
@@ -381,6 +397,7 @@ int main_impl(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());  // wins over --set
   if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet, strict);
   if (predict->parsed()) {
     run_predict(model_path, data_path, predict_options);

@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/ova_trainer.hpp"
+#include "drivers/warm_start.hpp"
 #include "io/model_json.hpp"
 #include "io/model_sections_json.hpp"
 #include "objectives/hinge.hpp"
@@ -110,7 +111,7 @@ void check_source_model(const TrainConfig& config, const Model& source, const Da
 }
 
 Model train_transfer(const TrainConfig& config, const Dataset& train,
-                     const std::function<bool(const EpochInfo&)>& on_epoch) {
+                     const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old) {
   const std::shared_ptr<const Model> loaded =
       config.source ? config.source : std::make_shared<const Model>(load_model(config.source_model));
   const Model& source = *loaded;
@@ -131,7 +132,14 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
     source_loss += std::max(0.0, 1.0 - y * offset[i]);
   }
   source_loss /= static_cast<double>(train.size());
-  TrainResult r = train_with_solver(train, TransferHinge(1, std::move(offset), source_loss), config.engine, on_epoch);
+  // A warm start trains u from u_old = w_old − w_R (the target's bias is its own).
+  std::optional<WarmStart> warm;
+  if (old != nullptr) {
+    warm = warm_start_of(*old, train);
+    for (std::uint32_t j = 0; j < std::min(train.dimension, source.dimension); ++j) warm->weights[j] -= source.weights[j];
+  }
+  TrainResult r = train_with_solver(train, TransferHinge(1, std::move(offset), source_loss), config.engine, on_epoch,
+                                    warm ? &*warm : nullptr);
   const double regulariser = plain_regulariser(config.engine.lambda, r, config.engine.bias);  // λ/2‖w − w_R‖²
   // w = w_R + u, over the union of both feature spaces.
   const std::uint32_t dim = std::max(r.dimension, source.dimension);
@@ -140,6 +148,9 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
   r.dimension = dim;
   return package(config, train, std::move(r), regulariser);
 }
+
+Model train_objective(const TrainConfig& config, const Dataset& train,
+                      const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old);
 
 }  // namespace
 
@@ -156,6 +167,7 @@ void check_config_against_data(const TrainConfig& config, Dataset& train, const 
     }
   }
   if (config.source) check_source_model(config, *config.source, train);
+  if (config.init) check_init_model(config, *config.init, train);
 }
 
 std::size_t class_of_label(const Dataset& data, const std::string& label) {
@@ -194,6 +206,21 @@ void prepare_labels(const TrainConfig& config, Dataset& train) {
 
 Model train_model(const TrainConfig& config, const Dataset& train,
                   const std::function<bool(const EpochInfo&)>& on_epoch) {
+  if (config.init_model.empty()) return train_objective(config, train, on_epoch, nullptr);
+  if (!config.init) throw std::logic_error("train_model: init_model given but not read (load_init_model)");
+  const std::size_t K = train.classes.size();
+  const bool one_vs_all = config.objective.id == ObjectiveId::kOva && K > 2;
+  Model m = train_objective(config, train, on_epoch, config.init.get());
+  mark_warm_started(m, config, *config.init, one_vs_all ? K : 1);
+  return m;
+}
+
+namespace {
+
+// The configured objective's training, from zero or from `old` (checked by
+// check_init_model).
+Model train_objective(const TrainConfig& config, const Dataset& train,
+                      const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old) {
   const EngineSettings& s = config.engine;
   const std::vector<double> cost = class_costs(config.class_weight, train);
   const double cbar = mean_cost(cost, train);
@@ -203,22 +230,32 @@ Model train_model(const TrainConfig& config, const Dataset& train,
     return package(config, train, std::move(r), regulariser);
   };
 
+  std::optional<WarmStart> whole;
+  if (old != nullptr) whole = warm_start_of(*old, train);
+  const WarmStart* warm = whole ? &*whole : nullptr;
+
   switch (config.objective.id) {
-    case ObjectiveId::kHinge: return binary_result(train_with_solver(train, Hinge(1), s, on_epoch));
+    case ObjectiveId::kHinge: return binary_result(train_with_solver(train, Hinge(1), s, on_epoch, warm));
     case ObjectiveId::kWeightedHinge:
-      return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
-    case ObjectiveId::kTransfer: return train_transfer(config, train, on_epoch);
+      return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch, warm));
+    case ObjectiveId::kTransfer: return train_transfer(config, train, on_epoch, old);
     case ObjectiveId::kMulticlassHinge:
-      return binary_result(train_with_solver(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch));
-    case ObjectiveId::kOva:
+      return binary_result(
+          train_with_solver(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch, warm));
+    case ObjectiveId::kOva: {
       // Two classes: one-vs-all is the binary problem itself.
-      if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch));
-      return binary_result(train_one_vs_all(train, static_cast<int>(K), s,
-                                            [&](int k) { return WeightedHinge(k, cost, cbar); }));
+      if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch, warm));
+      std::vector<WarmStart> per_class;
+      for (std::size_t k = 0; old != nullptr && k < K; ++k) per_class.push_back(warm_start_of(*old, train, static_cast<int>(k)));
+      return binary_result(train_one_vs_all(
+          train, static_cast<int>(K), s, [&](int k) { return WeightedHinge(k, cost, cbar); }, {}, per_class));
+    }
     case ObjectiveId::kKernelHinge: break;  // a kernel model: train_any_model (drivers/any_model.cpp)
   }
   throw ConfigError("objective: '" + std::string(config.objective.name) + "' is not available");
 }
+
+}  // namespace
 
 double model_objective(const Model& model, const Dataset& data) {
   std::vector<std::size_t> rows;

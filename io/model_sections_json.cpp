@@ -87,6 +87,8 @@ bool take_field(const std::string& key, const json& v, TrainingSummary& s) {
   if (key == "support_vectors") return take(v, s.support_vectors);
   if (key == "evictions") return take(v, s.evictions);
   if (key == "kernel_evaluations") return take(v, s.kernel_evaluations);
+  if (key == "warm_start") return take(v, s.warm_start);
+  if (key == "schedule_steps") return take(v, s.schedule_steps);
   return false;
 }
 
@@ -116,6 +118,8 @@ json training_to_json(const TrainingSummary& s) {
   put(out, "support_vectors", s.support_vectors);
   put(out, "evictions", s.evictions);
   put(out, "kernel_evaluations", s.kernel_evaluations);
+  put(out, "warm_start", s.warm_start);
+  put(out, "schedule_steps", s.schedule_steps);
   return out;
 }
 

@@ -258,6 +258,9 @@ void parse_grid(const json& j, const std::string& origin, Experiment& e) {
     g.params = p;
     g.config = config_from_json(merged, origin + ": grid point " + (p.empty() ? std::string("(base)") : p.dump()));
     if (g.config.objective.needs_source_model) require_file(g.config.source_model, origin, "source_model");
+    if (!g.config.init_model.empty()) {
+      fail(origin, "init_model", "warm starts are for pegasos train (--init-model); experiment runs train from zero");
+    }
     e.points.push_back(std::move(g));
   }
 }

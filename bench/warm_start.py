@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Warm start (`train --init-model`) vs training from zero, on "one more day" of data.
+
+Each case splits a training file in file order into day 1 (the first 90%) and day 2
+(the last 10%; --day2 FRACTION), trains day 1 from zero (yesterday's model), then day 1 + day 2 from zero
+and with --init-model yesterday's model, and compares passes (training.epochs: passes
+over the data, for SDCA visits / n), the objective and the certificate.
+
+    /usr/bin/python3 bench/warm_start.py [--uci DIR] [--quick]
+
+Cases: the bundled SpamAssassin sample (raw text, hashing without idf so that day 1's
+featurizer is the one a cold run fits too), the bundled Fashion-MNIST slice, and UCI sets
+from DIR (default data/cache/uci, made by scripts/uci_data.py; skipped when absent) at
+C = 1 and C = 100 (lambda = 1/(C n) with each run's own n). Needs build/pegasos.
+"""
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(REPO, "build", "pegasos")
+DAY2 = 0.1
+
+
+def lines_of(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return [l for l in f if l.strip()]
+
+
+def train(data, out, sets, init=None):
+    cmd = [BIN, "train", "-q"] + [a for s in sets for a in ("--set", s)]
+    if init:
+        cmd += ["--init-model", init]
+    start = time.perf_counter()
+    subprocess.run(cmd + [data, out], check=True, stderr=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    t = json.load(open(out))["training"]
+    return {"passes": t["epochs"], "objective": t["objective"], "gap": t.get("relative_gap"),
+            "converged": t["converged"], "solver": t["solver"], "seconds": seconds}
+
+
+def case(work, name, ext, rows, sets_for_n, solver_sets=()):
+    day1 = rows[: int((1 - DAY2) * len(rows))]
+    d1, d12 = os.path.join(work, name + ".d1" + ext), os.path.join(work, name + ".d12" + ext)
+    open(d1, "w").writelines(day1)
+    open(d12, "w").writelines(rows)
+    out = []
+    for extra in ([()] + [tuple(solver_sets)]) if solver_sets else [()]:
+        m1 = os.path.join(work, name + ".m1.json")
+        train(d1, m1, list(sets_for_n(len(day1))) + list(extra))
+        sets = list(sets_for_n(len(rows))) + list(extra)
+        cold = train(d12, os.path.join(work, name + ".cold.json"), sets)
+        warm = train(d12, os.path.join(work, name + ".warm.json"), sets, init=m1)
+        label = name + ("" if not extra else " " + " ".join(extra))
+        out.append((label, cold, warm))
+        print_row(label, cold, warm)
+    return out
+
+
+def print_row(label, cold, warm):
+    ratio = warm["passes"] / cold["passes"] if cold["passes"] > 0 else float("nan")
+    rel = (warm["objective"] - cold["objective"]) / abs(cold["objective"])
+    print(f"{label:44s} {cold['solver']:>7s} cold {cold['passes']:8.1f} passes {cold['seconds']:6.2f}s"
+          f" | warm {warm['passes']:8.1f} passes {warm['seconds']:6.2f}s {'conv' if warm['converged'] else 'NOT conv'}"
+          f" | warm/cold passes {ratio:5.2f}, objective (warm-cold)/cold {rel:+.1e}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--uci", default=os.path.join(REPO, "data", "cache", "uci"))
+    ap.add_argument("--quick", action="store_true", help="the bundled data only")
+    ap.add_argument("--day2", type=float, default=0.1, help="day 2's share of the rows (default 0.1)")
+    args = ap.parse_args()
+    global DAY2
+    DAY2 = args.day2
+    if not os.path.exists(BIN):
+        sys.exit("build first: build/pegasos not found")
+    results = []
+    with tempfile.TemporaryDirectory() as work:
+        spam = lines_of(os.path.join(REPO, "data", "spam_sample_train.jsonl.gz"))
+        text = ['objective=weighted_hinge', 'class_weight=balanced', 'positive_label=spam',
+                'features={"mode":"hashing","hash_bits":20,"idf":false}']
+        for lam in ("1e-4", "1e-5"):
+            results += case(work, f"spam_sample lambda={lam}", ".jsonl", spam, lambda n, l=lam: text + [f"lambda={l}"])
+        fmnist = lines_of(os.path.join(REPO, "data", "fmnist_tshirt_train.svm.gz"))
+        for lam in ("1e-2", "1e-3"):
+            results += case(work, f"fmnist_tshirt lambda={lam}", ".svm", fmnist, lambda n, l=lam: [f"lambda={l}"])
+        # Pegasos where it certifies from zero (lambda n = 300).
+        results += case(work, "fmnist_tshirt lambda=1e-1", ".svm", fmnist, lambda n: ["lambda=1e-1", "solver=pegasos"])
+        if not args.quick and os.path.isdir(args.uci):
+            for name, objectives in [("ionosphere", ["hinge"]), ("sonar", ["hinge"]), ("spam", ["hinge"]),
+                                     ("vehicle", ["ova", "multiclass_hinge"])]:
+                path = os.path.join(args.uci, name + ".train.svm")
+                if not os.path.exists(path):
+                    continue
+                rows = lines_of(path)
+                for objective in objectives:
+                    for C in (1, 100):
+                        results += case(work, f"uci {name} {objective} C={C}", ".svm", rows,
+                                        lambda n, C=C, o=objective: [f"objective={o}", f"lambda={1.0 / (C * n)!r}"])
+    ratios = [w["passes"] / c["passes"] for _, c, w in results if c["passes"] > 0]
+    halved = sum(r <= 0.5 for r in ratios)
+    print(f"\n{len(ratios)} cases: warm/cold passes median {sorted(ratios)[len(ratios) // 2]:.2f}, "
+          f"min {min(ratios):.2f}, max {max(ratios):.2f}; at most 1/2 of the cold passes in {halved}")
+
+
+if __name__ == "__main__":
+    main()

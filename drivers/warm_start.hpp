@@ -1,0 +1,48 @@
+// Warm starts (`init_model`, `train --init-model OLD`): reading the old model,
+// checking it against the configuration and the data, and the solver state
+// it hands over (core/training.hpp WarmStart; core/warm_start.hpp and
+// core/engine.hpp for what each solver does with it; README § Warm start).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/dataset.hpp"
+#include "core/model.hpp"
+#include "core/training.hpp"
+#include "drivers/config.hpp"
+
+namespace pegasos {
+
+// Read config.init_model into config.init (a kernel model is refused) and
+// check it fits the data's kind before the data is read: raw text needs a
+// text model, numeric data a numeric one, and `features` (if given) must be
+// the model's. Returns the model's fitted featurizer (null for numeric), which
+// the new data is featurised with. Throws InputError / ConfigError.
+nlohmann::json load_init_model(TrainConfig& config, bool raw_text);
+
+// The old model against the data (labels prepared): objective, bias mode,
+// normalize, classes (the data's labels are put in the model's order) and
+// outputs; numeric data may not use a feature beyond the model's dimension
+// and is given the model's dimension otherwise. InputError naming the model
+// file and the field on a mismatch.
+void check_init_model(const TrainConfig& config, const Model& old, Dataset& train);
+
+// The step of Pegasos' schedule a model's weights stand at: training.schedule_steps,
+// else its iterations (per class for one-vs-all); at least 1.
+std::uint64_t schedule_steps_of(const Model& model);
+
+// The solver state of output `k` of the old model (k < 0: every output, as
+// stored), in the data's dimension (check_init_model made them equal).
+WarmStart warm_start_of(const Model& old, const Dataset& train, int k = -1);
+
+// Record the warm start in a trained model's summary: where from, and the
+// schedule step its weights now stand at (the old one plus this run's steps
+// per output problem, `problems` = K for one-vs-all, else 1).
+void mark_warm_started(Model& model, const TrainConfig& config, const Model& old, std::size_t problems);
+
+}  // namespace pegasos

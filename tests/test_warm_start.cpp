@@ -1,0 +1,224 @@
+// Warm starts (init_model): a run from an earlier model's state reaches the
+// cold run's objective, deterministically; mismatched models are refused
+// (exit 2 naming the model file and the field), through the real binary.
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/solver.hpp"
+#include "drivers/any_model.hpp"
+#include "drivers/api.hpp"
+#include "objectives/hinge.hpp"
+#include "objectives/multiclass_hinge.hpp"
+#include "tests/fixtures.hpp"
+#include "tests/test_util.hpp"
+
+namespace {
+
+using namespace pegasos;
+using Catch::Contains;
+
+WarmStart warm_from(const TrainResult& r, std::uint64_t steps) {
+  WarmStart w;
+  w.weights = r.weights;
+  w.bias = r.bias;
+  w.steps = steps;
+  return w;
+}
+
+EngineSettings automatic(Solver solver, double lambda) {
+  EngineSettings s;
+  s.solver = solver;
+  s.lambda = lambda;
+  return s;
+}
+
+// Both certified, and within the tolerance of each other (each is within
+// tolerance·P of the same optimum).
+void check_same_optimum(const TrainResult& cold, const TrainResult& warm, double tolerance) {
+  REQUIRE(cold.converged);
+  REQUIRE(warm.converged);
+  CHECK(std::abs(warm.objective - cold.objective) <= tolerance * cold.objective);
+  CHECK(warm.dual_objective <= cold.objective * (1 + 1e-12));
+  CHECK(cold.dual_objective <= warm.objective * (1 + 1e-12));
+}
+
+}  // namespace
+
+TEST_CASE("warm start from the optimum on the same data: SDCA, binary", "[warm]") {
+  const Dataset ds = fixtures::gaussian(400, 20, 3, 0.8);
+  const EngineSettings s = automatic(Solver::kSdca, 1e-2);
+  const TrainResult cold = train_with_solver(ds, Hinge(1), s);
+  const WarmStart w = warm_from(cold, cold.iterations);
+  const TrainResult warm = train_with_solver(ds, Hinge(1), s, {}, &w);
+  check_same_optimum(cold, warm, s.tolerance);
+  // The dual point rebuilt from the optimum's margins is within the
+  // tolerance already: the first exact check (after min_epochs) certifies it.
+  INFO("cold passes " << cold.epochs << ", warm " << warm.epochs);
+  CHECK(warm.epochs <= 3.0);
+  CHECK(warm.epochs < cold.epochs / 2);
+  // Determinism: the same seed gives the same weights.
+  const TrainResult again = train_with_solver(ds, Hinge(1), s, {}, &w);
+  CHECK(testutil::bits(again.weights) == testutil::bits(warm.weights));
+}
+
+TEST_CASE("warm start from an earlier day: SDCA reaches the cold objective", "[warm]") {
+  const Dataset all = fixtures::gaussian(600, 20, 5, 0.8);
+  Dataset day1;
+  day1.classes = all.classes;
+  for (std::size_t i = 0; i < 500; ++i) {
+    const RowView x = all.row(i);
+    day1.append_row({x.indices, x.nnz}, {x.values, x.nnz}, x.label);
+  }
+  day1.dimension = all.dimension;
+  const EngineSettings s = automatic(Solver::kSdca, 1e-3);
+  const TrainResult yesterday = train_with_solver(day1, Hinge(1), s);
+  const TrainResult cold = train_with_solver(all, Hinge(1), s);
+  const WarmStart w = warm_from(yesterday, yesterday.iterations);
+  const TrainResult warm = train_with_solver(all, Hinge(1), s, {}, &w);
+  check_same_optimum(cold, warm, s.tolerance);
+}
+
+TEST_CASE("warm start: Crammer-Singer SDCA and Pegasos reach the cold objective", "[warm]") {
+  const Dataset ds = fixtures::blobs(300, 6, 3, 9, 0.9);
+  const EngineSettings s = automatic(Solver::kSdca, 1e-2);
+  const MulticlassHinge cs(3);
+  const TrainResult cold = train_with_solver(ds, cs, s);
+  const WarmStart w = warm_from(cold, cold.iterations);
+  check_same_optimum(cold, train_with_solver(ds, cs, s, {}, &w), s.tolerance);
+
+  // Pegasos from its own earlier model: at its step count the schedule's
+  // steps are small, the iterate stays near the optimum and is certified.
+  const EngineSettings p = automatic(Solver::kPegasos, 1e-1);
+  const Dataset bin = fixtures::gaussian(300, 10, 4, 0.9);
+  const TrainResult pcold = train_with_solver(bin, Hinge(1), p);
+  const WarmStart pw = warm_from(pcold, pcold.iterations);
+  const TrainResult pwarm = train_with_solver(bin, Hinge(1), p, {}, &pw);
+  check_same_optimum(pcold, pwarm, p.tolerance);
+  CHECK(pwarm.epochs <= pcold.epochs);
+  const TrainResult pagain = train_with_solver(bin, Hinge(1), p, {}, &pw);
+  CHECK(testutil::bits(pagain.weights) == testutil::bits(pwarm.weights));
+}
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string err;
+};
+
+Run run(const testutil::TempDir& dir, const std::string& args) {
+  const std::string err = dir.file("stderr.txt");
+  const std::string command = std::string("'") + PEGASOS_BINARY + "' " + args + " >/dev/null 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  REQUIRE(WIFEXITED(status));
+  return {WEXITSTATUS(status), testutil::read_text(err)};
+}
+
+std::string rows(std::uint64_t seed, std::size_t n, const char* pos, const char* neg, int extra_index = 0) {
+  Rng rng(seed);
+  std::string s;
+  char buf[200];
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool p = rng.below(2) == 1;
+    std::snprintf(buf, sizeof buf, "%s 1:%.5f 2:%.5f 3:%.5f", p ? pos : neg, (p ? 1 : -1) * (0.2 + rng.uniform()),
+                  rng.uniform() - 0.5, rng.uniform() - 0.5);
+    s += buf;
+    if (extra_index > 0 && i == 0) s += " " + std::to_string(extra_index) + ":1";
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("train --init-model: warm-started model, summary, mismatches exit 2", "[warm][cli]") {
+  testutil::TempDir dir("warm");
+  const std::string day1 = dir.write("day1.svm", rows(1, 200, "spam", "ham"));
+  const std::string all = dir.write("all.svm", rows(1, 200, "spam", "ham") + rows(2, 40, "spam", "ham"));
+  const std::string old = dir.file("old.json");
+  REQUIRE(run(dir, "train --set lambda=0.01 '" + day1 + "' '" + old + "'").code == 0);
+
+  const Run warm = run(dir, "train --set lambda=0.01 --init-model '" + old + "' '" + all + "' '" + dir.file("new.json") + "'");
+  REQUIRE(warm.code == 0);
+  CHECK_THAT(warm.err, Contains("warm-started from " + old));
+  const nlohmann::json model = nlohmann::json::parse(testutil::read_text(dir.file("new.json")));
+  CHECK(model["training"]["warm_start"] == old);
+  CHECK(model["training"]["converged"] == true);
+  const nlohmann::json before = nlohmann::json::parse(testutil::read_text(old));
+  CHECK(model["training"]["schedule_steps"].get<std::uint64_t>() ==
+        before["training"]["iterations"].get<std::uint64_t>() + model["training"]["iterations"].get<std::uint64_t>());
+  CHECK(model["settings"]["init_model"] == old);
+  CHECK_FALSE(before["settings"].contains("init_model"));  // a cold model echoes its settings as before
+  // Determinism: the same seed gives the same file (timings are not in it).
+  REQUIRE(run(dir, "train --set lambda=0.01 --set init_model='\"" + old + "\"' '" + all + "' '" + dir.file("again.json") + "'").code == 0);
+  CHECK(testutil::read_text(dir.file("again.json")) == testutil::read_text(dir.file("new.json")));
+
+  const auto refused = [&](const std::string& args, const std::string& data, const std::string& field) {
+    const Run r = run(dir, "train " + args + " --init-model '" + old + "' '" + data + "' '" + dir.file("x.json") + "'");
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Contains(field));
+  };
+  refused("", dir.write("labels.svm", rows(3, 50, "a", "b")), old + ": classes:");
+  refused("", dir.write("wide.svm", rows(4, 50, "spam", "ham", 9)), old + ": dimension:");
+  refused("--set objective=ova", all, old + ": objective:");
+  refused("--set bias=none", all, old + ": bias_mode:");
+  refused("--set normalize=l2", all, old + ": normalize:");
+  refused("--set objective=kernel_hinge", all, "init_model: warm start is for the linear objectives");
+  refused("", dir.write("text.jsonl", "{\"text\": \"buy now\", \"label\": \"spam\"}\n{\"text\": \"hello\", \"label\": \"ham\"}\n"),
+          old + ": features:");
+  refused("", dir.file("missing.svm"), "missing.svm");
+}
+
+TEST_CASE("train --init-model: one-vs-all continues per class", "[warm][cli]") {
+  testutil::TempDir dir("warm-ova");
+  std::string three;
+  Rng rng(7);
+  for (int i = 0; i < 240; ++i) {
+    const int k = static_cast<int>(rng.below(3));
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "%d 1:%.4f 2:%.4f 3:%.4f\n", k + 1, (k == 0) + 0.3 * rng.uniform(),
+                  (k == 1) + 0.3 * rng.uniform(), (k == 2) + 0.3 * rng.uniform());
+    three += buf;
+  }
+  const std::string data = dir.write("three.svm", three);
+  for (const char* objective : {"ova", "multiclass_hinge"}) {
+    const std::string sets = std::string("--set objective=") + objective + " --set lambda=0.01 ";
+    REQUIRE(run(dir, "train " + sets + "'" + data + "' '" + dir.file("old.json") + "'").code == 0);
+    REQUIRE(run(dir, "train " + sets + "--init-model '" + dir.file("old.json") + "' '" + data + "' '" + dir.file("new.json") + "'").code == 0);
+    const auto cold = nlohmann::json::parse(testutil::read_text(dir.file("old.json")))["training"];
+    const auto warm = nlohmann::json::parse(testutil::read_text(dir.file("new.json")))["training"];
+    INFO(objective);
+    CHECK(warm["converged"] == true);
+    CHECK(std::abs(warm["objective"].get<double>() - cold["objective"].get<double>()) <=
+          5e-4 * cold["objective"].get<double>());
+  }
+}
+
+TEST_CASE("api: warm start on rows in memory, and a kernel model refused", "[warm]") {
+  testutil::TempDir dir("warm-api");
+  const std::string old = dir.file("old.json");
+  const Dataset day1 = fixtures::gaussian(200, 8, 11, 0.9);
+  pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.01"}), day1).save(old);
+  const Dataset all = fixtures::gaussian(240, 8, 11, 0.9);
+  const pegasos::api::Model warm =
+      pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.01", "init_model=\"" + old + "\""}), all);
+  const nlohmann::json training = warm.any().training();
+  CHECK(training["warm_start"] == old);
+  CHECK(training["converged"] == true);
+  const pegasos::api::Model cold = pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.01"}), all);
+  CHECK(std::abs(training["objective"].get<double>() - cold.any().training()["objective"].get<double>()) <=
+        5e-4 * cold.any().training()["objective"].get<double>());
+
+  const std::string kernel = dir.file("kernel.json");
+  pegasos::api::train(pegasos::api::Settings::load("", {"objective=kernel_hinge", "epochs=1"}), day1).save(kernel);
+  CHECK_THROWS_WITH(
+      pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.01", "init_model=\"" + kernel + "\""}), all),
+      Contains(kernel + ": a kernel model"));
+}
