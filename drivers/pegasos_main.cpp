@@ -322,8 +322,8 @@ CLI::App* add_featurize_command(CLI::App& app, std::string& config_path, std::ve
   featurize->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable)");
   featurize->add_option("--model,-m", model_path, "use this model's reader settings and fitted featurizer (for test data)");
   featurize->add_flag("--quiet,-q", quiet, "no summary on stderr");
-  featurize->add_option("data", data_path, "data (raw text, LIBSVM/SVMlight or CSV)")->required();
-  featurize->add_option("out", output, "where to write the LIBSVM file")->required();
+  featurize->add_option("data", data_path, "data (raw text, LIBSVM/SVMlight or CSV; - for standard input)")->required();
+  featurize->add_option("out", output, "where to write the LIBSVM file (- for standard output)")->required();
   featurize->footer(
       "Raw text is featurised as `train` would (fitting vocabulary and idf on DATA), or with --model as the model\n"
       "does. Labels are written as they are when all are numbers, else -1/+1 (binary; the positive class is +1)\n"
@@ -362,7 +362,9 @@ int main_impl(int argc, char** argv) {
   train->add_option("--init-model", init_model,
                     "warm start: continue from this model (same objective, classes, features, bias); "
                     "the init_model setting");
-  train->add_option("data", data_path, "training data (LIBSVM/SVMlight or CSV, optionally .gz)")->required();
+  train->add_option("data", data_path,
+                    "training data: LIBSVM/SVMlight, CSV, raw text (JSONL, TSV, a folder per class), optionally .gz; "
+                    "- for standard input")->required();
   train->add_option("model", model_path, "where to write the model (JSON)")->required();
   train->footer(settings_help());
 
@@ -371,7 +373,7 @@ int main_impl(int argc, char** argv) {
 
   CLI::App* eval = app.add_subcommand("eval", "evaluate a model on labelled data");
   eval->add_option("model", model_path, "model file written by pegasos train")->required();
-  eval->add_option("data", data_path, "labelled data")->required();
+  eval->add_option("data", data_path, "labelled data (- for standard input)")->required();
   eval->add_option("--json,-j", json_path, "also write the metrics as JSON to this file");
   eval->add_option("--max-fpr", max_fpr, "binary: report the threshold meeting this false-positive rate")
       ->check(CLI::Range(0.0, 1.0));

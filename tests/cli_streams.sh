@@ -36,8 +36,10 @@ for pair in "m.json d.svm" "c.json d.csv" "t.json d.jsonl" "t.json d.jsonl.gz" "
   "$P" predict "$1" /dev/stdin < "$2" > devstdin.out || fail "predict /dev/stdin < $2"
   mkfifo in.fifo
   cat "$2" > in.fifo &
-  "$P" predict "$1" in.fifo > fifo.out || fail "predict FIFO $2"
-  wait
+  writer=$!
+  timeout 60 "$P" predict "$1" in.fifo > fifo.out || fail "predict FIFO $2"
+  kill $writer 2> /dev/null  # blocked forever if predict never opened the FIFO
+  wait $writer 2> /dev/null
   rm -f in.fifo
   [ -s file.out ] || fail "predict $2 wrote nothing"
   same file.out stdin.out "stdin $2"
@@ -57,8 +59,10 @@ printf '\n\n' | "$P" predict m.json - > /dev/null 2> empty.err
 "$P" predict m.json d.svm > file.out
 mkfifo out.fifo
 cat out.fifo > from_fifo.out &
-"$P" predict m.json d.svm --output out.fifo || fail "predict --output FIFO"
-wait
+reader=$!
+timeout 60 "$P" predict m.json d.svm --output out.fifo || fail "predict --output FIFO"
+kill $reader 2> /dev/null  # blocked forever if predict never opened the FIFO
+wait $reader 2> /dev/null
 [ -p out.fifo ] || fail "out.fifo is no longer a FIFO"
 same file.out from_fifo.out "--output FIFO"
 ls | grep -q 'tmp-' && fail "temporary files left: $(ls)"
@@ -91,9 +95,9 @@ done
 
 # --line-buffered: each line is answered before the next is written.
 mkfifo live.fifo
-"$P" predict m.json live.fifo --line-buffered > live.out &
+timeout 60 "$P" predict m.json live.fifo --line-buffered > live.out &
 pid=$!
-exec 3> live.fifo
+exec 3<> live.fifo  # read-write: never blocks, even if predict failed to start
 for i in 1 2 3; do
   echo "1 1:0.9 2:0.1" >&3
   for _ in $(seq 100); do [ "$(wc -l < live.out)" -ge $i ] && break; sleep 0.05; done
