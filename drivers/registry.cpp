@@ -222,6 +222,13 @@ Model train_model(const TrainConfig& config, const Dataset& train,
   const bool one_vs_all = config.objective.id == ObjectiveId::kOva && K > 2;
   Model m = train_objective(config, train, on_epoch, config.init.get());
   mark_warm_started(m, config, *config.init, one_vs_all ? K : 1);
+  if (config.init->duals) {  // how many rows resumed from OLD's stored dual variables
+    std::size_t matched = 0;
+    match_duals(*config.init->duals, train, 0, matched);
+    nlohmann::json extra = m.training.extra.empty() ? nlohmann::json::object() : json_object_of(m.training.extra);
+    extra["warm_start_duals"] = std::to_string(matched) + " of " + std::to_string(train.size()) + " rows";
+    m.training.extra = json_object_text(extra);
+  }
   return m;
 }
 

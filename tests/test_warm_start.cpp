@@ -149,7 +149,8 @@ TEST_CASE("train --init-model: warm-started model, summary, mismatches exit 2", 
 
   const Run warm = run(dir, "train --set lambda=0.01 --init-model '" + old + "' '" + all + "' '" + dir.file("new.json") + "'");
   REQUIRE(warm.code == 0);
-  CHECK_THAT(warm.err, Contains("warm-started from " + old));
+  CHECK_THAT(warm.err, Contains("warm-started from " + old + ", stored duals for "));
+  CHECK_THAT(warm.err, Contains(" of 240 rows)"));
   const nlohmann::json model = nlohmann::json::parse(testutil::read_text(dir.file("new.json")));
   CHECK(model["training"]["warm_start"] == old);
   CHECK(model["training"]["converged"] == true);
