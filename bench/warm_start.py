@@ -2,11 +2,13 @@
 """Warm start (`train --init-model`) vs training from zero, on "one more day" of data.
 
 Each case splits a training file in file order into day 1 (the first 90%) and day 2
-(the last 10%; --day2 FRACTION), trains day 1 from zero (yesterday's model), then day 1 + day 2 from zero
+(the last 10%; --day2 FRACTION[,FRACTION...]), trains day 1 from zero (yesterday's model), then day 1 + day 2 from zero
 and with --init-model yesterday's model, and compares passes (training.epochs: passes
-over the data, for SDCA visits / n), the objective and the certificate.
+over the data, for SDCA visits / n), the objective and the certificate. Yesterday's model
+stores SDCA's dual variables (the default); --margins also warm-starts from a day-1 model
+trained with keep_duals=false (the dual point rebuilt from its margins) for comparison.
 
-    /usr/bin/python3 bench/warm_start.py [--uci DIR] [--quick]
+    /usr/bin/python3 bench/warm_start.py [--uci DIR] [--quick] [--day2 0.1,0.03,0.01] [--margins]
 
 Cases: the bundled SpamAssassin sample (raw text, hashing without idf so that day 1's
 featurizer is the one a cold run fits too), the bundled Fashion-MNIST slice, and UCI sets
@@ -25,6 +27,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(REPO, "build", "pegasos")
 DAY2 = 0.1
+MARGINS = False
 
 
 def lines_of(path):
@@ -57,30 +60,60 @@ def case(work, name, ext, rows, sets_for_n, solver_sets=()):
         sets = list(sets_for_n(len(rows))) + list(extra)
         cold = train(d12, os.path.join(work, name + ".cold.json"), sets)
         warm = train(d12, os.path.join(work, name + ".warm.json"), sets, init=m1)
-        label = name + ("" if not extra else " " + " ".join(extra))
-        out.append((label, cold, warm))
-        print_row(label, cold, warm)
+        margins = None
+        if MARGINS:
+            m0 = os.path.join(work, name + ".m0.json")
+            train(d1, m0, list(sets_for_n(len(day1))) + list(extra) + ["keep_duals=false"])
+            margins = train(d12, os.path.join(work, name + ".warm0.json"), sets, init=m0)
+        label = f"{name} day2={DAY2:g}" + ("" if not extra else " " + " ".join(extra))
+        out.append((label, cold, warm, margins))
+        print_row(label, cold, warm, margins)
     return out
 
 
-def print_row(label, cold, warm):
+def print_row(label, cold, warm, margins=None):
     ratio = warm["passes"] / cold["passes"] if cold["passes"] > 0 else float("nan")
     rel = (warm["objective"] - cold["objective"]) / abs(cold["objective"])
-    print(f"{label:44s} {cold['solver']:>7s} cold {cold['passes']:8.1f} passes {cold['seconds']:6.2f}s"
+    tail = ""
+    if margins is not None and cold["passes"] > 0:
+        tail = f" | margins only {margins['passes'] / cold['passes']:5.2f}"
+    print(f"{label:52s} {cold['solver']:>7s} cold {cold['passes']:8.1f} passes {cold['seconds']:6.2f}s"
           f" | warm {warm['passes']:8.1f} passes {warm['seconds']:6.2f}s {'conv' if warm['converged'] else 'NOT conv'}"
-          f" | warm/cold passes {ratio:5.2f}, objective (warm-cold)/cold {rel:+.1e}", flush=True)
+          f" | warm/cold passes {ratio:5.2f}, objective (warm-cold)/cold {rel:+.1e}{tail}", flush=True)
+
+
+def summary(title, ratios):
+    ratios = sorted(ratios)
+    if not ratios:
+        return
+    halved = sum(r <= 0.5 for r in ratios)
+    print(f"{title}: {len(ratios)} cases, warm/cold passes median {ratios[len(ratios) // 2]:.2f}, "
+          f"min {ratios[0]:.2f}, max {ratios[-1]:.2f}; at most 1/2 of the cold passes in {halved}")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--uci", default=os.path.join(REPO, "data", "cache", "uci"))
     ap.add_argument("--quick", action="store_true", help="the bundled data only")
-    ap.add_argument("--day2", type=float, default=0.1, help="day 2's share of the rows (default 0.1)")
+    ap.add_argument("--day2", default="0.1", help="day 2's share of the rows, or a comma list (default 0.1)")
+    ap.add_argument("--margins", action="store_true", help="also warm-start from a day-1 model without stored duals")
     args = ap.parse_args()
-    global DAY2
-    DAY2 = args.day2
+    global DAY2, MARGINS
+    MARGINS = args.margins
     if not os.path.exists(BIN):
         sys.exit("build first: build/pegasos not found")
+    results = {}
+    for day2 in [float(f) for f in args.day2.split(",")]:
+        DAY2 = day2
+        results[day2] = run_cases(args)
+    print()
+    for day2, rows in results.items():
+        summary(f"day 2 = {day2:g} of the rows, stored duals", [w["passes"] / c["passes"] for _, c, w, _ in rows if c["passes"] > 0])
+        if MARGINS:
+            summary(f"day 2 = {day2:g} of the rows, margins only", [m["passes"] / c["passes"] for _, c, _, m in rows if c["passes"] > 0])
+
+
+def run_cases(args):
     results = []
     with tempfile.TemporaryDirectory() as work:
         spam = lines_of(os.path.join(REPO, "data", "spam_sample_train.jsonl.gz"))
@@ -104,10 +137,7 @@ def main():
                     for C in (1, 100):
                         results += case(work, f"uci {name} {objective} C={C}", ".svm", rows,
                                         lambda n, C=C, o=objective: [f"objective={o}", f"lambda={1.0 / (C * n)!r}"])
-    ratios = [w["passes"] / c["passes"] for _, c, w in results if c["passes"] > 0]
-    halved = sum(r <= 0.5 for r in ratios)
-    print(f"\n{len(ratios)} cases: warm/cold passes median {sorted(ratios)[len(ratios) // 2]:.2f}, "
-          f"min {min(ratios):.2f}, max {max(ratios):.2f}; at most 1/2 of the cold passes in {halved}")
+    return results
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,22 @@
 #include "core/objective_table.hpp"
 
 namespace pegasos {
+
+// SDCA's dual point as a model keeps it (README § Warm start): one entry per
+// distinct training row (content hash, drivers/duals.hpp) with a non-zero dual
+// variable, `outputs` values per entry (row-major): α as a fraction of its box
+// bound (core/warm_start.hpp box_fractions: binary α_i/c_i ∈ [0, 1],
+// Crammer–Singer α_i^m/C_i ∈ [−1, 1]). File section `duals`.
+struct StoredDuals {
+  // The name of the row hash in the file, and the most entries a model
+  // stores (beyond it none are stored, and the train summary says so).
+  static constexpr const char* kHash = "xxh3-64";
+  static constexpr std::size_t kMaxEntries = 2'000'000;
+
+  std::vector<std::uint64_t> rows;
+  std::vector<double> alpha;  // rows.size() × outputs
+  int outputs = 1;
+};
 
 struct Model : ModelHeader {
   Model() : ModelHeader(std::string(objective_row(ObjectiveId::kHinge).name)) {}
@@ -42,6 +59,9 @@ struct Model : ModelHeader {
   // The raw-text featurizer (text/featurizer.hpp) as the text of a JSON
   // object; empty for numeric data.
   std::string features;
+  // SDCA's dual variables (absent: trained by Pegasos, with keep_duals false,
+  // or by a pegasos before them).
+  std::optional<StoredDuals> duals;
 
   // scores[k] = w_k·x + b_k; features at or beyond `dimension` are ignored.
   void scores(const RowView& x, double* out) const;

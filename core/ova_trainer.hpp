@@ -65,6 +65,16 @@ TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSetti
     out.objective += r.objective;  // the OvA objective is the sum of the K binary ones
     out.dual_objective += r.dual_objective;  // and its dual bound the sum of theirs
   }
+  // The dual variables' box fractions, n × K (every class by SDCA, else none).
+  const std::size_t n = data.size();
+  bool all_dual = true;
+  for (const TrainResult& r : per_class) all_dual = all_dual && r.alpha_fraction.size() == n;
+  if (all_dual) {
+    out.alpha_fraction.assign(n * K, 0.0);
+    for (std::size_t k = 0; k < K; ++k) {
+      for (std::size_t i = 0; i < n; ++i) out.alpha_fraction[i * K + k] = per_class[k].alpha_fraction[i];
+    }
+  }
   return out;
 }
 

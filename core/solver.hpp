@@ -137,6 +137,7 @@ TrainResult train_with_solver(const Dataset& data, const O& objective, const Eng
       if (warm != nullptr) alpha = warm_alpha(data, objective, s, *warm);
       TrainResult r = detail::train_dual(data, objective, s, on_epoch, warm != nullptr ? &alpha : nullptr, warm);
       r.converged = r.relative_gap() <= s.tolerance;
+      r.alpha_fraction = box_fractions(data, objective, s.lambda, r.alpha);
       return r;
     }
     if (s.bias != BiasMode::kUnregularized) return detail::train_pegasos_certified(data, objective, s, on_epoch, warm);

@@ -127,6 +127,10 @@ struct TrainResult {
   const char* solver = "pegasos";  // which solver produced it (core/solver.hpp)
   // SDCA: the dual variables α (n × K) at the end, to warm-start from.
   std::vector<double> alpha;
+  // SDCA through train_with_solver / train_one_vs_all: the same α as fractions
+  // of each variable's box bound (n × K; core/warm_start.hpp box_fractions),
+  // what a model file stores (README § Warm start); empty for Pegasos.
+  std::vector<double> alpha_fraction;
   // Pegasos with PegasosHooks::track_dual: the dual coefficients of the
   // output iterate, W = Σ_i A_i x̃_i (n × K, x̃ with the bias feature).
   std::vector<double> dual_coefficients;
@@ -151,6 +155,11 @@ struct WarmStart {
   // Pegasos with PegasosHooks::track_dual: the dual coefficients the mirror A
   // of the iterates starts from (n × K; core/solver.hpp fills them).
   std::vector<double> dual_coefficients;
+  // The old model's stored dual variables matched to the new data's rows (n ×
+  // K, fractions of the box bound as box_fractions gives them; NaN: a row the
+  // old model has no entry for). Empty: the model stores none, and the dual
+  // point is rebuilt from its margins (core/warm_start.hpp).
+  std::vector<double> stored_alpha;
 };
 
 // What the Pegasos engine does when its progress estimate fires.

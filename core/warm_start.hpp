@@ -1,8 +1,11 @@
 // Warm starts (`init_model`): what the dual solvers make of an earlier
-// model's weights. The model stores no dual variables, and SDCA needs a dual
-// point α with w = w(α) (its steps keep that pair consistent), so the dual
-// point is rebuilt from the complementary slackness (KKT) conditions of the
-// old model's margins on the new data, and w is recomputed from it:
+// model. SDCA needs a dual point α with w = w(α) (its steps keep that pair
+// consistent). A model trained by SDCA stores its non-zero dual variables per
+// row content hash (drivers/duals.hpp); the rows of the new data found there
+// start from them (alpha_from_stored), the others at 0. Without stored duals
+// (older models, keep_duals false, Pegasos) the dual point is rebuilt from
+// the complementary slackness (KKT) conditions of the old model's margins on
+// the new data, and w is recomputed from it:
 //   binary (hinge family), g_i = 1 − y_i (w_old·x_i + b_old + o_i):
 //     α_i = c_i if g_i > β (inside the margin or misclassified), 0 if g_i < −β
 //     (beyond the margin: examples classified with room to spare stay at 0),
@@ -109,6 +112,48 @@ void fit_free_alpha(const Dataset& data, const O& objective, const WarmStart& wa
   }
 }
 
+// Binary: α ← θα with the best multiple θ ∈ [0, 1]: D(θα) = θ·lin/n − λ/2 θ² ‖w(α)‖².
+template <HingeDual O>
+void scale_to_best_multiple(const Dataset& data, const O& objective, double lambda, double bias_value,
+                            std::vector<double>& alpha) {
+  const std::size_t n = data.size();
+  std::vector<double> w(data.dimension + 1, 0.0);
+  double lin = 0.0;
+  const double lambda_n = lambda * static_cast<double>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (alpha[i] == 0.0) continue;
+    const RowView x = data.row(i);
+    const double y = std::copysign(1.0, objective.signed_cost(x));
+    double o = 0.0;
+    if constexpr (HasScoreOffset<O>) objective.add_offset(x, &o);
+    lin += alpha[i] * (1.0 - y * o);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) w[x.indices[j]] += alpha[i] * y * x.values[j] / lambda_n;
+    w.back() += alpha[i] * y * bias_value / lambda_n;
+  }
+  scale_into_box(alpha, lin / static_cast<double>(n), lambda * squared_norm(w));
+}
+
+// Crammer–Singer: the same, D(θα) = λ(θ Σ_i α_i^{y_i} − θ²/2 ‖W(α)‖²).
+template <MulticlassDual O>
+void scale_to_best_multiple(const Dataset& data, const O& objective, double, double bias_value,
+                            std::vector<double>& alpha) {
+  const std::size_t n = data.size(), K = static_cast<std::size_t>(objective.num_outputs());
+  const std::size_t dim = data.dimension;
+  std::vector<double> W((dim + 1) * K, 0.0);
+  double linear = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const RowView x = data.row(i);
+    linear += alpha[i * K + static_cast<std::size_t>(x.label)];
+    for (std::size_t m = 0; m < K; ++m) {
+      const double a = alpha[i * K + m];
+      if (a == 0.0) continue;
+      for (std::uint32_t j = 0; j < x.nnz; ++j) W[std::size_t{x.indices[j]} * K + m] += a * x.values[j];
+      W[dim * K + m] += a * bias_value;
+    }
+  }
+  scale_into_box(alpha, linear, squared_norm(W));
+}
+
 // Binary: α_i ∈ [0, c_i] (core/sdca_binary.hpp's parameterisation).
 template <HingeDual O>
 std::vector<double> alpha_from_margins(const Dataset& data, const O& objective, const WarmStart& warm, double lambda,
@@ -131,21 +176,7 @@ std::vector<double> alpha_from_margins(const Dataset& data, const O& objective, 
   // it, the ramp spreads the uncertain ones over the box.
   for (std::size_t i = 0; i < n; ++i) alpha[i] = cap[i] * (fit ? (g[i] > 0.0 ? 1.0 : 0.0) : warm_ramp(g[i]));
   if (fit) fit_free_alpha(data, objective, warm, lambda, bias_value, free, alpha);
-  // The best multiple θ ∈ [0, 1]: D(θα) = θ·lin/n − λ/2 θ² ‖w(α)‖².
-  std::vector<double> w(warm.weights.size() + 1, 0.0);
-  double lin = 0.0;
-  const double lambda_n = lambda * static_cast<double>(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (alpha[i] == 0.0) continue;
-    const RowView x = data.row(i);
-    const double y = std::copysign(1.0, objective.signed_cost(x));
-    double o = 0.0;
-    if constexpr (HasScoreOffset<O>) objective.add_offset(x, &o);
-    lin += alpha[i] * (1.0 - y * o);
-    for (std::uint32_t j = 0; j < x.nnz; ++j) w[x.indices[j]] += alpha[i] * y * x.values[j] / lambda_n;
-    w.back() += alpha[i] * y * bias_value / lambda_n;
-  }
-  scale_into_box(alpha, lin / static_cast<double>(n), lambda * squared_norm(w));
+  scale_to_best_multiple(data, objective, lambda, bias_value, alpha);
   return alpha;
 }
 
@@ -171,20 +202,7 @@ std::vector<double> alpha_from_margins(const Dataset& data, const O& objective, 
     alpha[i * K + y] = a;
     alpha[i * K + worst] = -a;
   }
-  // The best multiple θ ∈ [0, 1]: D(θα) = λ(θ Σ_i α_i^{y_i} − θ²/2 ‖W(α)‖²).
-  std::vector<double> W((dim + 1) * K, 0.0);
-  double linear = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const RowView x = data.row(i);
-    linear += alpha[i * K + static_cast<std::size_t>(x.label)];
-    for (std::size_t m = 0; m < K; ++m) {
-      const double a = alpha[i * K + m];
-      if (a == 0.0) continue;
-      for (std::uint32_t j = 0; j < x.nnz; ++j) W[std::size_t{x.indices[j]} * K + m] += a * x.values[j];
-      W[std::size_t{dim} * K + m] += a * bias_value;
-    }
-  }
-  scale_into_box(alpha, linear, squared_norm(W));
+  scale_to_best_multiple(data, objective, lambda, bias_value, alpha);
   return alpha;
 }
 
@@ -202,14 +220,83 @@ std::vector<double> coefficients_from_alpha(const Dataset& data, const O& object
   return alpha;
 }
 
-// The warm dual point for either dual objective.
+// The bound each dual variable's box is scaled by: binary α_i ∈ [0, c_i], so
+// c_i; Crammer–Singer α_i^m ∈ [−C_i, C_i] with C_i = c_i/(λn). A model stores
+// α divided by it (box_fractions): the fraction does not depend on λ, n or
+// the class costs, so a warm start with other ones only rescales it.
+template <Objective O>
+double box_bound(const O& objective, const RowView& x, double lambda_n) {
+  if constexpr (HingeDual<O>) {
+    return std::abs(objective.signed_cost(x));
+  } else {
+    return objective.example_cost(x) / lambda_n;
+  }
+}
+
+// α (n × K, as the solver returns it) as fractions of each row's box bound.
+template <Objective O>
+std::vector<double> box_fractions(const Dataset& data, const O& objective, double lambda, std::vector<double> alpha) {
+  const std::size_t n = data.size();
+  if (n == 0 || alpha.size() % n != 0) return {};
+  const std::size_t K = alpha.size() / n;
+  const double lambda_n = lambda * static_cast<double>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double bound = box_bound(objective, data.row(i), lambda_n);
+    for (std::size_t m = 0; m < K; ++m) {  // rounding may put α/C a hair outside [−1, 1]
+      alpha[i * K + m] = bound > 0.0 ? std::clamp(alpha[i * K + m] / bound, -1.0, 1.0) : 0.0;
+    }
+  }
+  return alpha;
+}
+
+// The dual point from a model's stored fractions (WarmStart::stored_alpha):
+// α = fraction × this run's box bound, clipped into the box; rows the model
+// has no entry for (NaN) start at 0. Crammer–Singer rows are made feasible
+// again (α^y ∈ [0, C], the others ≤ 0 and summing to −α^y). Then scaled by
+// its best multiple θ ∈ [0, 1], like the margin guess.
+template <Objective O>
+std::vector<double> alpha_from_stored(const Dataset& data, const O& objective, double lambda, double bias_value,
+                                      const std::vector<double>& stored) {
+  const std::size_t n = data.size(), K = n == 0 ? 1 : stored.size() / n;
+  const double lambda_n = lambda * static_cast<double>(n);
+  std::vector<double> alpha(stored.size(), 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const RowView x = data.row(i);
+    const double bound = box_bound(objective, x, lambda_n);
+    double* a = &alpha[i * K];
+    for (std::size_t m = 0; m < K; ++m) {
+      const double f = stored[i * K + m];
+      a[m] = std::isfinite(f) ? std::clamp(f, -1.0, 1.0) * bound : 0.0;
+    }
+    if constexpr (HingeDual<O>) {
+      a[0] = std::max(a[0], 0.0);
+    } else {
+      const std::size_t y = static_cast<std::size_t>(x.label);
+      double negative = 0.0;
+      for (std::size_t m = 0; m < K; ++m) {
+        if (m != y) negative += a[m] = std::min(a[m], 0.0);
+      }
+      const double top = std::min(std::max(a[y], 0.0), -negative);
+      for (std::size_t m = 0; m < K; ++m) {
+        if (m != y && negative < 0.0) a[m] *= top / -negative;
+      }
+      a[y] = top;
+    }
+  }
+  scale_to_best_multiple(data, objective, lambda, bias_value, alpha);
+  return alpha;
+}
+
+// The warm dual point for either dual objective: the old model's stored dual
+// variables where it has them, else the guess from its margins.
 template <Objective O>
 std::vector<double> warm_alpha(const Dataset& data, const O& objective, const EngineSettings& s, const WarmStart& warm) {
-  if constexpr (HingeDual<O>) {
-    return alpha_from_margins(data, objective, warm, s.lambda, s.bias == BiasMode::kFeature ? s.bias_feature_value : 0.0);
-  } else {
-    return alpha_from_margins(data, objective, warm, s.lambda, s.bias == BiasMode::kFeature ? s.bias_feature_value : 0.0);
+  const double bias_value = s.bias == BiasMode::kFeature ? s.bias_feature_value : 0.0;
+  const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
+  if (!warm.stored_alpha.empty() && warm.stored_alpha.size() == data.size() * K) {
+    return alpha_from_stored(data, objective, s.lambda, bias_value, warm.stored_alpha);
   }
+  return alpha_from_margins(data, objective, warm, s.lambda, bias_value);
 }
 
 }  // namespace pegasos

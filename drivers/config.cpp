@@ -108,6 +108,10 @@ std::vector<ConfigKey> key_list() {
       {"max_epochs", 0,
        "automatic stopping: cap on epochs (Pegasos) or passes (SDCA); 0 = sized from the problem's conditioning; "
        "a run that reaches it warns with its gap"},
+      {"keep_duals", true,
+       "SDCA: store the non-zero dual variables in the model (a row hash and α per support vector, the `duals` "
+       "section) so a warm start (init_model) resumes from them; false: a smaller file, warm starts rebuild them from "
+       "the margins (a run setting)"},
       {"strict", false, "fail (exit 3, no model written) when training ends without certified convergence (a run setting)"},
       {"format", "auto", "data format: auto (by extension or folder) | libsvm | csv | jsonl | text_tsv | text_dir"},
       {"features", nullptr, "raw text: featurisation settings (tokenizer, n-grams, hashing or vocabulary, tf-idf)"},
@@ -365,6 +369,7 @@ void read_run_settings(json& all, const std::string& origin, TrainConfig& c) {
   }
   e.max_epochs = static_cast<int>(max_epochs);
   c.strict = boolean(all["strict"], origin, "strict");
+  c.keep_duals = boolean(all["keep_duals"], origin, "keep_duals");
 }
 
 // How the data is read: format, text features and fields, label column,
@@ -423,6 +428,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   read_run_settings(all, origin, c);
   read_data_settings(all, origin, c);
   if (c.init_model.empty()) all.erase("init_model");  // cold models echo their settings as before
+  if (c.keep_duals) all.erase("keep_duals");  // likewise: only keep_duals false is echoed
   c.resolved = all;
   return c;
 }

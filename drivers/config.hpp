@@ -52,6 +52,7 @@ struct TrainConfig {
   KernelSettings kernel;       // objective kernel_hinge
   int threads = 0;             // 0 = all cores
   bool strict = false;         // an uncertified model is an error (exit 3), not a warning
+  bool keep_duals = true;      // SDCA models store their support vectors' dual variables
   // Every training key with its final value, as written into model files
   // and experiment results (a record: no code reads settings from it).
   nlohmann::json resolved;

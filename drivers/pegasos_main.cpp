@@ -165,7 +165,8 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
                   training.value("relative_gap", 0.0), training.value("tolerance", 0.0));
     converged = buf;
   }
-  const std::string warm = model.training.warm_start ? ", warm-started from " + *model.training.warm_start : "";
+  std::string warm = model.training.warm_start ? ", warm-started from " + *model.training.warm_start : "";
+  if (training.contains("warm_start_duals")) warm += ", stored duals for " + training.value("warm_start_duals", "");
   std::fprintf(stderr,
                "trained %s (%s%s) on %zu examples, %u features, %zu nnz: %llu iterations (%s %s%s), objective %.6g\n"
                "load %.2fs, train %.2fs; model written to %s\n",

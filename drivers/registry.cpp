@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/ova_trainer.hpp"
+#include "drivers/duals.hpp"
 #include "drivers/warm_start.hpp"
 #include "io/model_json.hpp"
 #include "io/model_sections_json.hpp"
@@ -84,6 +85,15 @@ Model package(const TrainConfig& config, const Dataset& train, TrainResult r, do
   t.certificate = std::isfinite(r.dual_objective) ? "duality gap" : "none";
   t.regularizer = regulariser;
   t.class_cost = class_costs(config.class_weight, train);
+  if (config.keep_duals && !r.alpha_fraction.empty()) {
+    std::string note;
+    m.duals = collect_duals(train, r.alpha_fraction, static_cast<std::size_t>(r.outputs), note);
+    if (!note.empty()) {  // too many to store: the summary says so
+      nlohmann::json extra = t.extra.empty() ? nlohmann::json::object() : json_object_of(t.extra);
+      extra["duals"] = note;
+      t.extra = json_object_text(extra);
+    }
+  }
   return m;
 }
 
@@ -212,6 +222,13 @@ Model train_model(const TrainConfig& config, const Dataset& train,
   const bool one_vs_all = config.objective.id == ObjectiveId::kOva && K > 2;
   Model m = train_objective(config, train, on_epoch, config.init.get());
   mark_warm_started(m, config, *config.init, one_vs_all ? K : 1);
+  if (config.init->duals) {  // how many rows resumed from OLD's stored dual variables
+    std::size_t matched = 0;
+    match_duals(*config.init->duals, train, 0, matched);
+    nlohmann::json extra = m.training.extra.empty() ? nlohmann::json::object() : json_object_of(m.training.extra);
+    extra["warm_start_duals"] = std::to_string(matched) + " of " + std::to_string(train.size()) + " rows";
+    m.training.extra = json_object_text(extra);
+  }
   return m;
 }
 

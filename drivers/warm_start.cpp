@@ -4,6 +4,7 @@
 
 #include "core/errors.hpp"
 #include "drivers/any_model.hpp"
+#include "drivers/duals.hpp"
 #include "drivers/registry.hpp"
 #include "io/model_json.hpp"
 #include "text/options.hpp"
@@ -95,6 +96,10 @@ WarmStart warm_start_of(const Model& old, const Dataset& train, int k) {
   }
   WarmStart w;
   w.steps = schedule_steps_of(old);
+  if (old.duals) {
+    std::size_t matched = 0;
+    w.stored_alpha = match_duals(*old.duals, train, k, matched);
+  }
   if (k < 0) {
     w.weights = old.weights;
     w.bias = old.bias;

@@ -9,6 +9,7 @@
 
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
+#include "io/duals_json.hpp"
 #include "io/json_checks.hpp"
 #include "io/model_sections_json.hpp"
 
@@ -103,6 +104,10 @@ std::string model_to_json(const Model& m) {
     throw std::logic_error("model_to_json: unexpected JSON layout");
   }
   out.resize(out.size() - 2);
+  if (m.duals) {  // SDCA's dual variables: before the weights, also written directly
+    out += ",\n \"duals\": ";
+    append_duals_json(out, *m.duals);
+  }
   out += ",\n \"weights\": [";
   for (std::size_t k = 0; k < K; ++k) {
     std::size_t nonzero = 0;
@@ -282,6 +287,7 @@ Model model_from_json_value(const json& j, const std::string& name) {
   read_model_header(j, name, m);
   read_model_weights(j, name, m);
   read_model_sections(j, name, m);
+  if (auto it = j.find("duals"); it != j.end() && !it->is_null()) m.duals = duals_from_json(*it, name, m.outputs);
   return m;
 }
 

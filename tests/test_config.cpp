@@ -67,13 +67,17 @@ TEST_CASE("config: defaults", "[config]") {
   CHECK(c.read.max_feature_index == read_defaults.max_feature_index);
 
   // `resolved` lists every key with its default, and nothing else, except
-  // init_model, echoed only when given (cold models' settings stay as they were).
+  // init_model, echoed only when given, and keep_duals, only when false (cold
+  // models' settings stay as they were).
   REQUIRE(c.resolved.is_object());
-  CHECK(c.resolved.size() + 1 == pegasos::config_keys().size());
+  CHECK(c.resolved.size() + 2 == pegasos::config_keys().size());
   CHECK_FALSE(c.resolved.contains("init_model"));
+  CHECK_FALSE(c.resolved.contains("keep_duals"));
+  CHECK(c.keep_duals);
+  CHECK(pegasos::config_from_json({{"keep_duals", false}}, "test").resolved["keep_duals"] == false);
   for (const auto& k : pegasos::config_keys()) {
     CAPTURE(k.name);
-    if (k.name == "init_model") continue;
+    if (k.name == "init_model" || k.name == "keep_duals") continue;
     REQUIRE(c.resolved.contains(k.name));
     CHECK(c.resolved[k.name] == k.default_value);
     CHECK_FALSE(k.help.empty());

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "core/solver.hpp"
 #include "drivers/any_model.hpp"
 #include "drivers/api.hpp"
+#include "drivers/duals.hpp"
+#include "io/model_json.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/multiclass_hinge.hpp"
 #include "tests/fixtures.hpp"
@@ -146,7 +149,8 @@ TEST_CASE("train --init-model: warm-started model, summary, mismatches exit 2", 
 
   const Run warm = run(dir, "train --set lambda=0.01 --init-model '" + old + "' '" + all + "' '" + dir.file("new.json") + "'");
   REQUIRE(warm.code == 0);
-  CHECK_THAT(warm.err, Contains("warm-started from " + old));
+  CHECK_THAT(warm.err, Contains("warm-started from " + old + ", stored duals for "));
+  CHECK_THAT(warm.err, Contains(" of 240 rows)"));
   const nlohmann::json model = nlohmann::json::parse(testutil::read_text(dir.file("new.json")));
   CHECK(model["training"]["warm_start"] == old);
   CHECK(model["training"]["converged"] == true);
@@ -221,4 +225,136 @@ TEST_CASE("api: warm start on rows in memory, and a kernel model refused", "[war
   CHECK_THROWS_WITH(
       pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.01", "init_model=\"" + kernel + "\""}), all),
       Contains(kernel + ": a kernel model"));
+}
+
+// Stored dual variables (the model's `duals` section): what a warm start
+// resumes SDCA from.
+TEST_CASE("stored duals: round trip, and a warm start on the same data certifies in <= 2 passes", "[warm][duals]") {
+  testutil::TempDir dir("warm-duals");
+  const Dataset ds = fixtures::gaussian(500, 20, 21, 0.8);
+  const auto settings = [](std::vector<std::string> extra) {
+    extra.push_back("lambda=1e-3");
+    return pegasos::api::Settings::load("", extra);
+  };
+  const pegasos::api::Model cold = pegasos::api::train(settings({}), ds);
+  const std::string old = dir.file("old.json");
+  cold.save(old);
+  const Model& in_memory = *cold.any().linear;
+  REQUIRE(in_memory.duals.has_value());
+  const StoredDuals& stored = *in_memory.duals;
+  CHECK(stored.outputs == 1);
+  CHECK(!stored.rows.empty());
+  CHECK(stored.rows.size() < ds.size());  // only the support vectors
+  CHECK(stored.alpha.size() == stored.rows.size());
+  for (const double a : stored.alpha) CHECK((a > 0.0 && a <= 1.0));
+  // load → the same values, bit for bit (and the same file again).
+  const Model loaded = load_model(old);
+  REQUIRE(loaded.duals.has_value());
+  CHECK(loaded.duals->rows == stored.rows);
+  CHECK(testutil::bits(loaded.duals->alpha) == testutil::bits(stored.alpha));
+  CHECK(model_to_json(loaded) == testutil::read_text(old));
+  // Every stored row is found in the same data again.
+  std::size_t matched = 0;
+  const std::vector<double> fractions = match_duals(*loaded.duals, ds, -1, matched);
+  CHECK(matched == stored.rows.size());
+
+  const pegasos::api::Model warm = pegasos::api::train(settings({"init_model=\"" + old + "\""}), ds);
+  const nlohmann::json t = warm.any().training(), c = cold.any().training();
+  INFO("cold passes " << c["epochs"] << ", warm " << t["epochs"]);
+  CHECK(t["converged"] == true);
+  CHECK(t["epochs"].get<double>() <= 2.0);
+  CHECK(std::abs(t["objective"].get<double>() - c["objective"].get<double>()) <= 5e-4 * c["objective"].get<double>());
+
+  // keep_duals false: no section; the warm start falls back to the margins.
+  const pegasos::api::Model plain = pegasos::api::train(settings({"keep_duals=false"}), ds);
+  CHECK_FALSE(plain.any().linear->duals.has_value());
+  plain.save(dir.file("plain.json"));
+  const pegasos::api::Model fallback = pegasos::api::train(settings({"init_model=\"" + dir.file("plain.json") + "\""}), ds);
+  CHECK(fallback.any().training()["converged"] == true);
+}
+
+TEST_CASE("stored duals: one-vs-all and Crammer-Singer store K values per row and warm-start", "[warm][duals]") {
+  testutil::TempDir dir("warm-duals-k");
+  const Dataset ds = fixtures::blobs(300, 6, 3, 9, 0.9);
+  for (const char* objective : {"ova", "multiclass_hinge"}) {
+    const auto settings = [&](std::vector<std::string> extra) {
+      extra.push_back("lambda=1e-2");
+      extra.push_back(std::string("objective=") + objective);
+      return pegasos::api::Settings::load("", extra);
+    };
+    const pegasos::api::Model cold = pegasos::api::train(settings({}), ds);
+    INFO(objective);
+    REQUIRE(cold.any().linear->duals.has_value());
+    CHECK(cold.any().linear->duals->outputs == 3);
+    CHECK(cold.any().linear->duals->alpha.size() == 3 * cold.any().linear->duals->rows.size());
+    cold.save(dir.file("old.json"));
+    const pegasos::api::Model warm = pegasos::api::train(settings({"init_model=\"" + dir.file("old.json") + "\""}), ds);
+    const nlohmann::json t = warm.any().training(), c = cold.any().training();
+    CHECK(t["converged"] == true);
+    CHECK(t["epochs"].get<double>() <= 2.0);
+    CHECK(std::abs(t["objective"].get<double>() - c["objective"].get<double>()) <= 5e-4 * c["objective"].get<double>());
+  }
+}
+
+TEST_CASE("stored duals: a row hashes the same however it is read again", "[warm][duals]") {
+  testutil::TempDir dir("warm-hash");
+  // LIBSVM: the same line at another position of another file, with other spacing.
+  const std::string a = dir.write("a.svm", "1 1:0.5 3:-2.25 7:1e-3\n-1 2:1\n");
+  const std::string b = dir.write("b.svm", "-1 4:1\n-1 2:1\n+1  1:0.5 3:-2.25   7:0.001\n1 1:0.5 3:-2.25 7:1e-3\n");
+  const pegasos::api::Model numeric = pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.1"}), a).model;
+  const Dataset da = numeric.read(a, true), db = numeric.read(b, true);
+  const auto hash = [](const Dataset& d, std::size_t i) { return row_hash(d.row(i), d.classes[static_cast<std::size_t>(d.row(i).label)]); };
+  CHECK(hash(da, 0) == hash(db, 2));
+  CHECK(hash(da, 0) == hash(db, 3));
+  CHECK(hash(da, 1) == hash(db, 1));
+  CHECK(hash(da, 0) != hash(da, 1));
+  CHECK(row_hash(da.row(0), "-1") != hash(da, 0));  // the label is part of the content
+
+  // Raw text: the same document featurised twice with the model's featurizer,
+  // in files of other documents (day 1 and day 1 + 2).
+  const std::string day1 = dir.write("d1.jsonl",
+                                     "{\"text\": \"cheap pills buy now\", \"label\": \"spam\"}\n"
+                                     "{\"text\": \"meeting at noon tomorrow\", \"label\": \"ham\"}\n");
+  const std::string day2 = dir.write("d2.jsonl",
+                                     "{\"text\": \"lunch on friday\", \"label\": \"ham\"}\n"
+                                     "{\"text\": \"meeting at noon tomorrow\", \"label\": \"ham\"}\n"
+                                     "{\"text\": \"cheap pills buy now\", \"label\": \"spam\"}\n");
+  const pegasos::api::Model text = pegasos::api::train(pegasos::api::Settings::load("", {"lambda=0.1"}), day1).model;
+  const Dataset t1 = text.read(day1, true), t2 = text.read(day2, true), again = text.read(day1, true);
+  CHECK(hash(t1, 0) == hash(t2, 2));
+  CHECK(hash(t1, 1) == hash(t2, 1));
+  CHECK(hash(t1, 0) == hash(again, 0));
+  CHECK(hash(t1, 0) != hash(t1, 1));
+}
+
+TEST_CASE("stored duals: a corrupt duals section is refused, exit 2 naming the field", "[warm][duals][cli]") {
+  testutil::TempDir dir("warm-duals-bad");
+  const std::string data = dir.write("data.svm", rows(1, 200, "spam", "ham"));
+  const std::string old = dir.file("old.json");
+  REQUIRE(run(dir, "train --set lambda=0.01 '" + data + "' '" + old + "'").code == 0);
+  const nlohmann::json good = nlohmann::json::parse(testutil::read_text(old));
+  REQUIRE(good.contains("duals"));
+  REQUIRE(good["duals"]["rows"].size() >= 2);
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& corrupt, const std::string& field) {
+    nlohmann::json j = good;
+    corrupt(j["duals"]);
+    testutil::write_text(dir.file("bad.json"), j.dump(1));
+    for (const std::string& command :
+         {"train --init-model '" + dir.file("bad.json") + "' '" + data + "' '" + dir.file("x.json") + "'",
+          "predict '" + dir.file("bad.json") + "' '" + data + "'"}) {
+      const Run r = run(dir, command);
+      INFO(command << "\n" << r.err);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.err, Contains(dir.file("bad.json") + ": /duals" + field));
+    }
+  };
+  refused([](nlohmann::json& d) { d["hash"] = "md5"; }, "/hash");
+  refused([](nlohmann::json& d) { d["outputs"] = 2; }, "/outputs");
+  refused([](nlohmann::json& d) { d["rows"][0] = "xyz"; }, "/rows/0");
+  refused([](nlohmann::json& d) { d["rows"][1] = d["rows"][0]; }, "/rows/1");
+  refused([](nlohmann::json& d) { d["alpha"][0] = 1.5; }, "/alpha/0");
+  refused([](nlohmann::json& d) { d["alpha"][1] = "x"; }, "/alpha/1");
+  refused([](nlohmann::json& d) { d["alpha"].erase(0); }, "/alpha");
+  refused([](nlohmann::json& d) { d.erase("rows"); }, "/rows");
+  refused([](nlohmann::json& d) { d = 3; }, ": expected an object");
 }

@@ -1,0 +1,101 @@
+#include "io/duals_json.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <cstdint>
+
+#include "io/json_checks.hpp"
+
+namespace pegasos {
+
+using nlohmann::json;
+using json_checks::bad;
+
+namespace {
+
+constexpr const char* kScale = "fraction of the box bound";
+
+std::string hex16(std::uint64_t h) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int p = 15; p >= 0; --p, h >>= 4) s[static_cast<std::size_t>(p)] = kDigits[h & 15];
+  return s;
+}
+
+const json& field(const json& j, const char* key, const std::string& name) {
+  return json_checks::need(j, key, name, "/duals", "pegasos model");
+}
+
+void read_rows(const json& rows, const std::string& name, StoredDuals& d) {
+  if (!rows.is_array()) bad(name, "/duals/rows", "expected an array of 16-hex-digit row hashes");
+  if (rows.size() > StoredDuals::kMaxEntries) {
+    bad(name, "/duals/rows", std::to_string(rows.size()) + " entries, more than " +
+                                 std::to_string(StoredDuals::kMaxEntries));
+  }
+  d.rows.reserve(rows.size());
+  for (std::size_t e = 0; e < rows.size(); ++e) {
+    const std::string at = "/duals/rows/" + std::to_string(e);
+    if (!rows[e].is_string()) bad(name, at, "expected a string of 16 hex digits");
+    const std::string& s = rows[e].get_ref<const std::string&>();
+    std::uint64_t h = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), h, 16);
+    if (s.size() != 16 || r.ec != std::errc() || r.ptr != s.data() + s.size() || s.find_first_of("+-") != std::string::npos) {
+      bad(name, at, "expected 16 hex digits, found \"" + s + "\"");
+    }
+    if (!d.rows.empty() && h <= d.rows.back()) bad(name, at, "row hashes must be distinct and in increasing order");
+    d.rows.push_back(h);
+  }
+}
+
+}  // namespace
+
+void append_duals_json(std::string& out, const StoredDuals& d) {
+  constexpr std::size_t kPerLine = 10;
+  out += "{\"hash\": \"";
+  out += StoredDuals::kHash;
+  out += "\", \"outputs\": " + std::to_string(d.outputs) + ", \"scale\": \"" + kScale + "\",\n   \"rows\": [";
+  for (std::size_t e = 0; e < d.rows.size(); ++e) {
+    if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
+    out += '"' + hex16(d.rows[e]) + '"';
+  }
+  out += "],\n   \"alpha\": [";
+  char buf[32];
+  for (std::size_t e = 0; e < d.alpha.size(); ++e) {
+    if (!std::isfinite(d.alpha[e])) throw std::logic_error("refusing to save a non-finite dual variable");
+    if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
+    const auto r = std::to_chars(buf, buf + sizeof buf, d.alpha[e]);  // the shortest text that reads back the same
+    out.append(buf, r.ptr);
+  }
+  out += "]}";
+}
+
+StoredDuals duals_from_json(const json& j, const std::string& name, int model_outputs) {
+  if (!j.is_object()) bad(name, "/duals", "expected an object (SDCA's dual variables) or null");
+  StoredDuals d;
+  if (field(j, "hash", name) != StoredDuals::kHash) {
+    bad(name, "/duals/hash", "unsupported row hash " + j.at("hash").dump() + " (expected \"" + StoredDuals::kHash + "\")");
+  }
+  const json& outputs = field(j, "outputs", name);
+  if (!outputs.is_number_integer() || outputs.get<long long>() != model_outputs) {
+    bad(name, "/duals/outputs", "expected " + std::to_string(model_outputs) + " (the model's outputs), found " + outputs.dump());
+  }
+  d.outputs = model_outputs;
+  if (field(j, "scale", name) != kScale) bad(name, "/duals/scale", std::string("expected \"") + kScale + "\"");
+  read_rows(field(j, "rows", name), name, d);
+  const json& alpha = field(j, "alpha", name);
+  const std::size_t count = d.rows.size() * static_cast<std::size_t>(model_outputs);
+  if (!alpha.is_array() || alpha.size() != count) {
+    bad(name, "/duals/alpha", "expected an array of " + std::to_string(count) + " numbers (rows × outputs)");
+  }
+  d.alpha.reserve(count);
+  for (std::size_t e = 0; e < count; ++e) {
+    const std::string at = "/duals/alpha/" + std::to_string(e);
+    const double a = json_checks::finite_number(alpha[e], name, at);
+    if (a < -1.0 || a > 1.0) bad(name, at, "a fraction of the box bound must be in [-1, 1], found " + alpha[e].dump());
+    d.alpha.push_back(a);
+  }
+  return d;
+}
+
+}  // namespace pegasos
