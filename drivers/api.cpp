@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "drivers/any_model.hpp"
 #include "drivers/config.hpp"
+#include "drivers/cross_validate.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/warm_start.hpp"
@@ -67,12 +68,12 @@ nlohmann::json source_features(TrainConfig& config, const std::string& data_path
 
 }  // namespace
 
-Trained train(const Settings& settings, const std::string& data_path,
-              const std::function<bool(const EpochInfo&)>& on_epoch) {
-  const auto start = std::chrono::steady_clock::now();
-  TrainConfig config = settings.config();
-  std::optional<tbb::global_control> limit;
-  if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
+namespace {
+
+// What `train` reads before training: the source model (transfer), the old
+// model (a warm start), then the data (featurised with a fixed featurizer when
+// either has one). The configuration is completed with what was read.
+TrainingData load_for_training(TrainConfig& config, const std::string& data_path) {
   nlohmann::json fixed_features;
   if (config.objective.needs_source_model) fixed_features = source_features(config, data_path);
   if (!config.init_model.empty()) {  // a warm start keeps the old model's featurizer
@@ -84,7 +85,18 @@ Trained train(const Settings& settings, const std::string& data_path,
     fixed_features = init_features;
   }
   check_input_kind(config, is_text_input(data_path, config.read.format));  // before reading
-  TrainingData loaded = load_training_data(config, data_path, fixed_features);
+  return load_training_data(config, data_path, fixed_features);
+}
+
+}  // namespace
+
+Trained train(const Settings& settings, const std::string& data_path,
+              const std::function<bool(const EpochInfo&)>& on_epoch) {
+  const auto start = std::chrono::steady_clock::now();
+  TrainConfig config = settings.config();
+  std::optional<tbb::global_control> limit;
+  if (config.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
+  TrainingData loaded = load_for_training(config, data_path);
   Trained out;
   out.examples = loaded.data.size();
   out.features = loaded.data.dimension;
@@ -109,6 +121,54 @@ Model train(const Settings& settings, Dataset data, const std::function<bool(con
   check_input_kind(config, false);
   check_config_against_data(config, data);
   return wrap(train_any_model(config, data, nullptr, on_epoch));
+}
+
+namespace {
+
+// Every grid point's configuration (the first one stands for them all where
+// one is needed: threads, how the data is read, the fold seed) checked against
+// the data (labels prepared once), sharing the source model; then the folds.
+CvResult cross_validate_loaded(const GridSpec& grid, std::vector<TrainConfig>& configs, TrainingData& loaded,
+                               const CvOptions& options) {
+  for (std::size_t p = 0; p < configs.size(); ++p) {
+    configs[p].source = configs.front().source;
+    check_config_against_data(configs[p], loaded.data, grid.key.empty() ? "" : grid.key + "=" + grid.values[p]);
+  }
+  CvRun run = cross_validate_data(configs, grid, loaded.data, loaded.features, configs.front().engine.seed, options);
+  if (run.refit) run.result.model = wrap(std::move(*run.refit));
+  return std::move(run.result);
+}
+
+// The grid and its configurations, checked before any data is read.
+std::vector<TrainConfig> cv_configs(const std::string& config_path, const std::vector<std::string>& overrides,
+                                    const GridSpec& grid) {
+  std::vector<TrainConfig> configs = grid_configs(config_path, overrides, grid);
+  if (!configs.front().init_model.empty()) throw ConfigError("--cv: init_model (--init-model) is not supported with --cv");
+  return configs;
+}
+
+}  // namespace
+
+CvResult cross_validate(const std::string& config_path, const std::vector<std::string>& overrides,
+                        const std::string& data_path, const CvOptions& options) {
+  const GridSpec grid = parse_grid(options.grid);
+  std::vector<TrainConfig> configs = cv_configs(config_path, overrides, grid);
+  std::optional<tbb::global_control> limit;
+  if (configs.front().threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, configs.front().threads);
+  TrainingData loaded = load_for_training(configs.front(), data_path);
+  return cross_validate_loaded(grid, configs, loaded, options);
+}
+
+CvResult cross_validate(const std::string& config_path, const std::vector<std::string>& overrides, Dataset data,
+                        const CvOptions& options) {
+  const GridSpec grid = parse_grid(options.grid);
+  std::vector<TrainConfig> configs = cv_configs(config_path, overrides, grid);
+  TrainConfig& base = configs.front();
+  std::optional<tbb::global_control> limit;
+  if (base.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, base.threads);
+  if (base.objective.needs_source_model) base.source = std::make_shared<const pegasos::Model>(load_model(base.source_model));
+  TrainingData loaded{std::move(data), nlohmann::json()};
+  return cross_validate_loaded(grid, configs, loaded, options);
 }
 
 }  // namespace pegasos::api

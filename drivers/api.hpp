@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,5 +78,53 @@ Trained train(const Settings& settings, const std::string& data_path,
 
 // Train on numeric rows already in memory (labels: data.classes).
 Model train(const Settings& settings, Dataset data, const std::function<bool(const EpochInfo&)>& on_epoch = {});
+
+// Cross-validation (`pegasos train --cv K [--grid KEY=SPEC] [--refit]`;
+// README § Choosing λ): K stratified folds dealt by the `seed` setting, the
+// folds trained in parallel (the scores do not depend on the thread count).
+struct CvOptions {
+  int folds = 5;
+  // "" = the settings as they are; "lambda=LOW:HIGH[:POINTS]" (a log grid,
+  // 10 points by default) or "KEY=V1,V2,..." for any setting that does not
+  // change how the data is read. ConfigError naming --grid when bad.
+  std::string grid;
+  // A λ grid is run from the largest λ down, each fold's fit warm-started
+  // from its fit at the previous λ (SDCA's dual point); false: every fit from zero.
+  bool warm_path = true;
+  bool refit = false;  // train the best point on all the data (CvResult::model)
+};
+
+struct CvPoint {
+  std::string value;  // the grid value as set ("" without a grid)
+  double accuracy_mean = 0, accuracy_std = 0;  // over the folds (std: n − 1 denominator)
+  double balanced_mean = 0, balanced_std = 0;  // balanced accuracy
+  double passes = 0;   // mean training passes (SDCA) or epochs (Pegasos) per fold
+  double seconds = 0;  // training time summed over the folds
+};
+
+struct CvResult {
+  std::string key;  // the grid key ("" = no grid)
+  // The score that selects: "balanced_accuracy" when class weights are used
+  // (class_weight set at any grid point), else "accuracy".
+  std::string metric = "accuracy";
+  int folds = 0;
+  std::size_t examples = 0;
+  std::uint64_t seed = 0;
+  bool warm_path = false;       // whether the λ path warm-started
+  std::vector<CvPoint> points;  // in the order run (a λ grid: largest λ first)
+  std::size_t best = 0;  // highest mean score; ties: the earlier point (a λ grid: the larger λ)
+  double mean(const CvPoint& p) const { return metric == "accuracy" ? p.accuracy_mean : p.balanced_mean; }
+  double std_dev(const CvPoint& p) const { return metric == "accuracy" ? p.accuracy_std : p.balanced_std; }
+  // With CvOptions::refit: trained on all the data at the best point; its
+  // training block holds `selection` (the CV curve and the chosen value).
+  std::optional<Model> model;
+};
+
+// Cross-validate the settings (config file + overrides, as Settings::load)
+// on a file, or on numeric rows in memory (labels: data.classes).
+CvResult cross_validate(const std::string& config_path, const std::vector<std::string>& overrides,
+                        const std::string& data_path, const CvOptions& options);
+CvResult cross_validate(const std::string& config_path, const std::vector<std::string>& overrides, Dataset data,
+                        const CvOptions& options);
 
 }  // namespace pegasos::api

@@ -29,6 +29,7 @@
 #include "drivers/any_model.hpp"
 #include "drivers/api.hpp"
 #include "drivers/config.hpp"
+#include "drivers/cross_validate.hpp"
 #include "drivers/data.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/predict.hpp"
@@ -342,6 +343,15 @@ CLI::App* add_inspect_command(CLI::App& app, std::string& model_path, InspectOpt
   return inspect;
 }
 
+void add_cv_options(CLI::App& train, CvCommand& cv) {
+  train.add_option("--cv", cv.folds, "cross-validate: K stratified folds (by the seed setting); scores on stdout");
+  train.add_option("--grid", cv.grid,
+                   "with --cv: lambda=LOW:HIGH[:POINTS] (log grid, 10 points) or KEY=V1,V2,...; prints each value's "
+                   "score and the best");
+  train.add_flag("--refit", cv.refit, "with --cv: train the best value on all the data and write MODEL_OUT");
+  train.add_flag("--cold", cv.cold, "with --cv --grid: fit every value from zero (no warm starts along the lambda path)");
+}
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"pegasos: linear SVMs trained with the Pegasos stochastic sub-gradient solver"};
   app.require_subcommand(1);
@@ -352,9 +362,12 @@ int main_impl(int argc, char** argv) {
   bool quiet = false;
   double max_fpr = -1;
 
-  CLI::App* train = app.add_subcommand("train", "train a model: pegasos train [--config FILE] [--set KEY=VALUE]... DATA MODEL_OUT");
+  CLI::App* train = app.add_subcommand("train", "train a model: pegasos train [--config FILE] [--set KEY=VALUE]... DATA MODEL_OUT | --cv K [--grid KEY=SPEC] [--refit] DATA [MODEL_OUT]");
   train->add_option("--config,-c", config_path, "JSON configuration file")->check(CLI::ExistingFile);
-  train->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable; VALUE is JSON or a word)");
+  // One value per --set: MODEL_OUT is optional with --cv, so the option must
+  // not take the positionals that follow it.
+  train->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable; VALUE is JSON or a word)")
+      ->allow_extra_args(false);
   train->add_flag("--quiet,-q", quiet, "no progress or summary on stderr (warnings still)");
   bool strict = false;
   train->add_flag("--strict", strict,
@@ -366,7 +379,9 @@ int main_impl(int argc, char** argv) {
   train->add_option("data", data_path,
                     "training data: LIBSVM/SVMlight, CSV, raw text (JSONL, TSV, a folder per class), optionally .gz; "
                     "- for standard input")->required();
-  train->add_option("model", model_path, "where to write the model (JSON)")->required();
+  train->add_option("model", model_path, "where to write the model (JSON); with --cv only with --refit");
+  CvCommand cv;
+  add_cv_options(*train, cv);
   train->footer(settings_help());
 
   PredictOptions predict_options;
@@ -401,7 +416,10 @@ int main_impl(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());  // wins over --set
-  if (train->parsed()) return run_train(config_path, sets, data_path, model_path, quiet, strict);
+  if (train->parsed() && cv.folds == 0 && !model_path.empty() && cv.grid.empty() && !cv.refit && !cv.cold) {
+    return run_train(config_path, sets, data_path, model_path, quiet, strict);
+  }
+  if (train->parsed()) return run_cv_command(config_path, sets, data_path, model_path, cv, quiet, strict);
   if (predict->parsed()) {
     run_predict(model_path, data_path, predict_options);
     return 0;

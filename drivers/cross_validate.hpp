@@ -1,0 +1,80 @@
+// Cross-validation in `pegasos train --cv K [--grid KEY=SPEC] [--refit]`
+// (the library's door: api::cross_validate in drivers/api.hpp; README §
+// Choosing λ). Folds come from the experiment runner's make_folds
+// (stratified, by the seed setting); a λ grid is a path from the largest λ
+// down on which each fold's fit is warm-started, in memory, from its fit at
+// the previous λ through the warm-start machinery (drivers/warm_start.hpp):
+// SDCA resumes from that fit's stored dual variables (fractions of the box
+// bound, free of λ; drivers/duals.hpp).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/dataset.hpp"
+#include "core/model.hpp"
+#include "drivers/any_model.hpp"
+#include "drivers/api.hpp"
+#include "drivers/config.hpp"
+
+namespace pegasos {
+
+// A parsed --grid: the key and its values as `--set` text, in the order they
+// are run (a λ grid: largest first).
+struct GridSpec {
+  std::string key;  // "" = no grid
+  std::vector<std::string> values;
+};
+
+// "lambda=LOW:HIGH[:POINTS]" (log-spaced, POINTS ≥ 2, default 10, values
+// rounded to 6 significant digits) or "KEY=V1,V2,..."; "" = no grid.
+// ConfigError naming --grid: no '=', a key that is not a setting or that
+// changes how data is read, a bad range or list.
+GridSpec parse_grid(const std::string& text);
+
+// The configuration of every grid point (one, the settings as given, without
+// a grid): config file ← overrides ← KEY=VALUE, each validated (ConfigError
+// naming --grid and the key).
+std::vector<TrainConfig> grid_configs(const std::string& config_path, const std::vector<std::string>& overrides,
+                                      const GridSpec& grid);
+
+// Train `config` on `train` (labels prepared), from zero or, when `previous`
+// is a linear fit on the same rows (e.g. at the previous λ of a path), warm-
+// started from it (init_model in memory: its stored duals, else its margins).
+// The result stores its dual variables (keep_duals) for the next point.
+AnyModel train_on_path(const TrainConfig& config, const Dataset& train, const nlohmann::json& features,
+                       const std::shared_ptr<const Model>& previous);
+
+// Whether a grid over `grid.key` with `config` runs as a warm-started λ path:
+// a λ grid and a linear objective trained by SDCA.
+bool warm_path_applies(const GridSpec& grid, const TrainConfig& config);
+
+struct CvRun {
+  api::CvResult result;
+  std::optional<AnyModel> refit;  // options.refit: all the data at the best point, with `selection`
+};
+
+// Cross-validate every configuration on `data` (labels prepared against each
+// with check_config_against_data), folds by `fold_seed`.
+CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpec& grid, const Dataset& data,
+                          const nlohmann::json& features, std::uint64_t fold_seed, const api::CvOptions& options);
+
+// `pegasos train --cv K [--grid KEY=SPEC] [--refit] [--cold] DATA [MODEL]`:
+// the flags as given (folds = 0: --cv not given).
+struct CvCommand {
+  int folds = 0;
+  std::string grid;
+  bool refit = false, cold = false;
+};
+
+// Checks the flags (ConfigError naming the flag), cross-validates, prints the
+// scores on stdout and, with --refit, writes MODEL (a summary on stderr).
+// Returns the exit code (3: --strict and the refit model did not converge).
+int run_cv_command(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
+                   const std::string& model_path, const CvCommand& cv, bool quiet, bool strict);
+
+}  // namespace pegasos
