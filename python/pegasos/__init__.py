@@ -214,16 +214,23 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     # ---- prediction -------------------------------------------------------------------
 
     def decision_function(self, X):
-        """Binary: (n_samples,) scores toward classes_[1]; else (n_samples, n_classes)."""
+        """Two classes: (n_samples,) scores toward classes_[1]; else (n_samples, n_classes)."""
         check_is_fitted(self, "_model")
         X = self._check_X(X, reset=False)
         if self._model.text:
             raise ValueError("this model was trained on raw text by `pegasos train`; it needs text, not numeric rows")
         scores = self._model.scores(self._dataset(X), _threads(self.n_jobs))
-        if scores.shape[1] == 1:
-            return scores[:, 0] if self._py_of_engine[1] == 1 else -scores[:, 0]
-        out = np.empty_like(scores)
-        out[:, self._py_of_engine] = scores
+        return self._to_classes(scores.T).T
+
+    def _to_classes(self, rows):
+        """Engine outputs (rows: one per output) in classes_' order. Two classes: one row toward
+        classes_[1] (a multiclass objective's two outputs become their difference)."""
+        if rows.shape[0] == 1:
+            return rows[0] if self._py_of_engine[1] == 1 else -rows[0]
+        out = np.empty_like(rows)
+        out[self._py_of_engine] = rows
+        if len(self.classes_) == 2:
+            return out[1] - out[0]
         return out
 
     def predict(self, X):
@@ -236,22 +243,14 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     def coef_(self):
         """(1, n_features) for two classes (toward classes_[1]), else (n_classes, n_features)."""
         check_is_fitted(self, "_model")
-        w = self._model.weights()
-        if w.shape[0] == 1:
-            return w if self._py_of_engine[1] == 1 else -w
-        out = np.empty_like(w)
-        out[self._py_of_engine] = w
-        return out
+        w = self._to_classes(self._model.weights())
+        return w.reshape(1, -1) if w.ndim == 1 else w
 
     @property
     def intercept_(self):
         check_is_fitted(self, "_model")
-        b = np.asarray(self._model.bias(), dtype=np.float64)
-        if b.shape[0] == 1:
-            return b if self._py_of_engine[1] == 1 else -b
-        out = np.empty_like(b)
-        out[self._py_of_engine] = b
-        return out
+        b = self._to_classes(np.asarray(self._model.bias(), dtype=np.float64).reshape(-1, 1))
+        return np.atleast_1d(b.ravel())
 
     @property
     def training_(self):

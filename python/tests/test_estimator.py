@@ -1,0 +1,176 @@
+"""PegasosClassifier as a scikit-learn estimator: inputs, determinism, model
+selection, pickling, labels, sample weights and errors."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
+
+import pegasos
+from conftest import make_binary_data, make_multiclass_data
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+
+def model_text(clf):
+    return clf._model.to_json()
+
+
+@pytest.mark.parametrize("objective", ["hinge", "multiclass_hinge"])
+def test_sparse_and_dense_give_the_same_model(objective):
+    X, y = make_binary_data() if objective == "hinge" else make_multiclass_data()
+    reference = model_text(pegasos.PegasosClassifier(objective=objective).fit(X, y))
+    variants = [X.astype(np.float64), np.asfortranarray(X), sp.csr_matrix(X), sp.csc_matrix(X),
+                sp.csr_matrix(X.astype(np.float64)), sp.coo_matrix(X)]
+    csr64 = sp.csr_matrix(X)
+    csr64.indices = csr64.indices.astype(np.int64)
+    csr64.indptr = csr64.indptr.astype(np.int64)
+    variants.append(csr64)
+    unsorted = sp.csr_matrix(X)[:, ::-1][:, ::-1]  # valid CSR whose indices may be unsorted
+    variants.append(unsorted)
+    for variant in variants:
+        assert model_text(pegasos.PegasosClassifier(objective=objective).fit(variant, y)) == reference
+
+
+def test_explicit_zeros_are_dropped():
+    X, y = make_binary_data()
+    A = sp.csr_matrix(X)
+    A.data[::7] = 0.0  # explicit zeros stored in the matrix
+    assert model_text(pegasos.PegasosClassifier().fit(A, y)) == \
+        model_text(pegasos.PegasosClassifier().fit(A.toarray(), y))
+
+
+@pytest.mark.parametrize("params", [dict(), dict(objective="ova"), dict(solver="pegasos", epochs=3),
+                                    dict(objective="multiclass_hinge")])
+def test_results_do_not_depend_on_n_jobs(params):
+    X, y = make_multiclass_data(n=600)
+    models = {n_jobs: model_text(pegasos.PegasosClassifier(n_jobs=n_jobs, **params).fit(X, y))
+              for n_jobs in (None, 1, 2, -1)}
+    assert len(set(models.values())) == 1
+    clf = pegasos.PegasosClassifier(n_jobs=1, **params).fit(X, y)
+    dec = clf.decision_function(X)
+    clf.set_params(n_jobs=-1)
+    np.testing.assert_array_equal(clf.decision_function(X), dec)
+
+
+def test_grid_search_over_lam():
+    X, y = make_binary_data(n=400)
+    search = GridSearchCV(pegasos.PegasosClassifier(), {"lam": [1e-4, 1e-2, 1.0]}, cv=3).fit(X, y)
+    assert search.best_params_["lam"] in (1e-4, 1e-2, 1.0)
+    assert search.best_score_ > 0.8
+    assert len(search.cv_results_["mean_test_score"]) == 3
+
+
+def test_pickle_round_trip():
+    X, y = make_multiclass_data()
+    clf = pegasos.PegasosClassifier(objective="multiclass_hinge").fit(X, y)
+    copy = pickle.loads(pickle.dumps(clf))
+    assert copy.get_params() == clf.get_params()
+    np.testing.assert_array_equal(copy.decision_function(X), clf.decision_function(X))
+    np.testing.assert_array_equal(copy.predict(X), clf.predict(X))
+    np.testing.assert_array_equal(copy.coef_, clf.coef_)
+    assert model_text(copy) == model_text(clf)
+    unfitted = pickle.loads(pickle.dumps(pegasos.PegasosClassifier(lam=0.5)))
+    assert unfitted.lam == 0.5
+
+
+def test_save_and_load(tmp_path):
+    X, y = make_binary_data()
+    clf = pegasos.PegasosClassifier().fit(X, y)
+    clf.save(tmp_path / "m.json")
+    loaded = pegasos.load(tmp_path / "m.json")
+    assert list(loaded.classes_) == ["-1", "1"]
+    np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([False, True]), np.array([1.0, 2.0]), np.array(["ham", "spam"]), np.array(["10", "9"]),
+    np.array([3, -7]), np.array(["no", "yes"], dtype=object),
+])
+def test_labels_of_any_type(labels):
+    X, y01 = make_binary_data()
+    y = labels[(y01 > 0).astype(int)]
+    clf = pegasos.PegasosClassifier().fit(X, y)
+    np.testing.assert_array_equal(clf.classes_, np.unique(y))
+    dec = clf.decision_function(X)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[(dec > 0).astype(int)])
+    assert clf.score(X, y) > 0.8
+    np.testing.assert_allclose(X.astype(np.float64) @ clf.coef_.ravel() + clf.intercept_[0], dec, rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_multiclass_coef_and_columns_follow_classes():
+    X, y = make_multiclass_data()
+    y = np.where(y == "cat", "10", np.where(y == "dog", "9", "100"))  # engine order 9 < 10 < 100, numpy's '10' < '100' < '9'
+    clf = pegasos.PegasosClassifier(objective="multiclass_hinge").fit(X, y)
+    assert list(clf.classes_) == ["10", "100", "9"]
+    dec = clf.decision_function(X)
+    np.testing.assert_allclose(X.astype(np.float64) @ clf.coef_.T + clf.intercept_, dec, rtol=1e-5, atol=1e-6)
+    assert clf.score(X, y) > 0.9
+
+
+def test_sample_weight():
+    X, y = make_binary_data()
+    plain = pegasos.PegasosClassifier(lam=1e-3).fit(X, y)
+    ones = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=np.ones(len(y)))
+    assert model_text(ones) == model_text(plain)
+    doubled = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=np.full(len(y), 2.0))
+    halved_lam = pegasos.PegasosClassifier(lam=5e-4).fit(X, y)
+    assert model_text(doubled) == model_text(halved_lam)
+    keep = np.arange(len(y)) % 3 != 0
+    dropped = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=keep.astype(float))
+    assert model_text(dropped) == model_text(pegasos.PegasosClassifier(lam=1e-3).fit(X[keep], y[keep]))
+    with pytest.raises(ValueError, match="per-example weights"):
+        pegasos.PegasosClassifier().fit(X, y, sample_weight=np.arange(len(y), dtype=float))
+
+
+@pytest.mark.parametrize("params,message", [
+    (dict(lam=-1.0), "lambda: must be > 0"),
+    (dict(lam="big"), "lambda"),
+    (dict(objective="hinge2"), "objective"),
+    (dict(solver="newton"), "solver: 'newton' is not one of"),
+    (dict(bias="maybe"), "bias"),
+    (dict(settings={"lamda": 1}), "did you mean 'lambda'"),
+    (dict(class_weight={"nope": 2.0}), "class_weight: label 'nope' does not occur"),
+    (dict(objective="hinge", class_weight="balanced"), "class_weight"),
+    (dict(tol=-1), "tolerance"),
+])
+def test_bad_settings_raise_value_error(params, message):
+    X, y = make_binary_data()
+    with pytest.raises(ValueError, match=message):
+        pegasos.PegasosClassifier(**params).fit(X, y)
+
+
+def test_bad_inputs_raise():
+    X, y = make_binary_data()
+    with pytest.raises(NotFittedError):
+        pegasos.PegasosClassifier().predict(X)
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError):
+        pegasos.PegasosClassifier().fit(bad, y)
+    with pytest.raises(ValueError, match="one class"):
+        pegasos.PegasosClassifier().fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError, match="is binary but the data has 3 classes"):
+        pegasos.PegasosClassifier(objective="hinge").fit(X[:3], [0, 1, 2])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        pegasos.PegasosClassifier().fit(X, np.linspace(0, 1, len(y)))
+    with pytest.raises(ValueError):
+        pegasos.PegasosClassifier().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="float32"):
+        pegasos.PegasosClassifier().fit(X.astype(np.float64) * 1e300, y)
+    clf = pegasos.PegasosClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :3])
+    with pytest.raises(ValueError):
+        pegasos.load("/nonexistent/model.json")
+    with pytest.raises((TypeError, ValueError)):
+        pegasos.PegasosClassifier().fit([["a", "b"]] * 4, [0, 1, 0, 1])
+
+
+def test_load_rejects_broken_model_files(tmp_path):
+    (tmp_path / "m.json").write_text('{"format_version": 1, "kind": "linear"')
+    with pytest.raises(ValueError, match="m.json"):
+        pegasos.load(tmp_path / "m.json")
