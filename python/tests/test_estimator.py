@@ -174,3 +174,14 @@ def test_load_rejects_broken_model_files(tmp_path):
     (tmp_path / "m.json").write_text('{"format_version": 1, "kind": "linear"')
     with pytest.raises(ValueError, match="m.json"):
         pegasos.load(tmp_path / "m.json")
+
+
+def test_fits_in_threads_run_concurrently_and_agree():
+    """Training releases the GIL; fits in parallel Python threads give the sequential models."""
+    from concurrent.futures import ThreadPoolExecutor
+    X, y = make_multiclass_data(n=400)
+    params = [dict(lam=lam, objective=objective) for lam in (1e-3, 1e-2) for objective in ("ova", "multiclass_hinge")]
+    sequential = [model_text(pegasos.PegasosClassifier(**p).fit(X, y)) for p in params]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(lambda p: model_text(pegasos.PegasosClassifier(n_jobs=2, **p).fit(X, y)), params))
+    assert parallel == sequential
