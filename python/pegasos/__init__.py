@@ -14,6 +14,7 @@ their errors worded) exactly as `pegasos train` does it.
 """
 import json
 import os
+import tempfile
 import warnings
 
 import numpy as np
@@ -80,6 +81,9 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     random_state : None (the engine's fixed default seed, 42), an int, or a RandomState [seed].
     n_jobs : None (1 thread), -1 (all cores) or a count [threads]; results do not depend on it.
     settings : dict of further engine settings {KEY: VALUE} (e.g. {"output": "last"}).
+    warm_start : when True, fit continues from the fitted model (the engine's init_model:
+        same objective, classes and bias; SDCA restarts from a dual point rebuilt from it,
+        Pegasos continues its step schedule) instead of from zero.
 
     sample_weight: rows of weight 0 are left out; the others must share one weight c,
     which scales every loss term (the same as lam / c); other weights raise ValueError
@@ -87,7 +91,8 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, objective="auto", lam=1e-4, solver="auto", class_weight=None, batch_size=None, epochs=None,
-                 tol=5e-4, max_epochs=None, bias="feature", random_state=None, n_jobs=None, settings=None):
+                 tol=5e-4, max_epochs=None, bias="feature", random_state=None, n_jobs=None, settings=None,
+                 warm_start=False):
         self.objective = objective
         self.lam = lam
         self.solver = solver
@@ -100,6 +105,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.settings = settings
+        self.warm_start = warm_start
 
     # ---- settings -------------------------------------------------------------------
 
@@ -173,10 +179,15 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         names = _engine_names(classes)
         order = _pegasos.sort_classes(names)
         engine_id = np.array([order.index(name) for name in names], dtype=np.int64)
-        settings = _pegasos.Settings(self._overrides(len(classes), lam_scale))
+        overrides = self._overrides(len(classes), lam_scale)
         data = self._dataset(X)
         data.set_labels(engine_id[y_idx], order)
-        model = _pegasos.train(settings, data)
+        with tempfile.TemporaryDirectory(prefix="pegasos-") as tmp:
+            if self.warm_start and hasattr(self, "_model"):
+                path = os.path.join(tmp, "init_model.json")  # the engine reads OLD from a model file
+                self._model.save(path)
+                overrides.append("init_model=" + path)
+            model = _pegasos.train(_pegasos.Settings(overrides), data)
         self._set_model(model, classes, names)
         training = json.loads(model.training)
         if training.get("converged") is False:

@@ -185,3 +185,23 @@ def test_fits_in_threads_run_concurrently_and_agree():
     with ThreadPoolExecutor(max_workers=4) as pool:
         parallel = list(pool.map(lambda p: model_text(pegasos.PegasosClassifier(n_jobs=2, **p).fit(X, y)), params))
     assert parallel == sequential
+
+
+def test_warm_start_continues_from_the_fitted_model():
+    X, y = make_multiclass_data(n=600)
+    cold = pegasos.PegasosClassifier(objective="multiclass_hinge", lam=1e-3).fit(X, y)
+    warm = pegasos.PegasosClassifier(objective="multiclass_hinge", lam=1e-3, warm_start=True)
+    warm.fit(X[:500], y[:500])
+    assert "warm_start" not in warm.training_
+    warm.fit(X, y)
+    assert "warm_start" in warm.training_ and warm.training_["converged"]
+    assert abs(warm.training_["objective"] - cold.training_["objective"]) <= 1e-3 * cold.training_["objective"]
+    np.testing.assert_array_equal(warm.classes_, cold.classes_)
+    # binary SDCA from the optimum on the same data: the dual point rebuilt from the margins
+    # is nearly optimal, a few passes instead of 7
+    Xb, yb = make_binary_data(n=600)
+    binary = pegasos.PegasosClassifier(lam=1e-2, warm_start=True).fit(Xb, yb)
+    first = binary.training_["epochs"]
+    assert binary.fit(Xb, yb).training_["converged"] and binary.training_["epochs"] <= 0.5 * first
+    with pytest.raises(ValueError, match="hinge"):  # another objective than the model's
+        warm.set_params(objective="ova").fit(X, y)
