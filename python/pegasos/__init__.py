@@ -29,7 +29,7 @@ from . import _pegasos
 
 __all__ = ["PegasosClassifier", "load"]
 
-_OBJECTIVES = ("auto", "hinge", "weighted_hinge", "ova", "multiclass_hinge")
+_OBJECTIVES = ("auto", "hinge", "weighted_hinge", "ova", "multiclass_hinge", "transfer")
 
 
 def _setting_text(value):
@@ -70,7 +70,8 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters (engine setting in brackets; README § Settings):
     objective : "auto" (hinge for two classes, weighted_hinge with class_weight, ova for
-        more), "hinge", "weighted_hinge", "ova" or "multiclass_hinge" (Crammer-Singer).
+        more, transfer with a source), "hinge", "weighted_hinge", "ova", "multiclass_hinge"
+        (Crammer-Singer) or "transfer" (lam/2 |w - w_source|^2 + mean hinge).
     lam : float, default 1e-4 [lambda]. The objective is lam/2 |w|^2 + mean loss
         (C = 1 / (lam * n_samples) in LIBLINEAR's terms).
     solver : "auto", "sdca" or "pegasos" [solver].
@@ -81,6 +82,8 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     random_state : None (the engine's fixed default seed, 42), an int, or a RandomState [seed].
     n_jobs : None (1 thread), -1 (all cores) or a count [threads]; results do not depend on it.
     settings : dict of further engine settings {KEY: VALUE} (e.g. {"output": "last"}).
+    source : transfer's source model [source_model]: a model file's path or a fitted binary
+        PegasosClassifier (same labels, numeric features).
     warm_start : when True, fit continues from the fitted model (the engine's init_model:
         same objective, classes and bias; SDCA restarts from a dual point rebuilt from it,
         Pegasos continues its step schedule) instead of from zero.
@@ -92,7 +95,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, objective="auto", lam=1e-4, solver="auto", class_weight=None, batch_size=None, epochs=None,
                  tol=5e-4, max_epochs=None, bias="feature", random_state=None, n_jobs=None, settings=None,
-                 warm_start=False):
+                 source=None, warm_start=False):
         self.objective = objective
         self.lam = lam
         self.solver = solver
@@ -105,6 +108,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.settings = settings
+        self.source = source
         self.warm_start = warm_start
 
     # ---- settings -------------------------------------------------------------------
@@ -114,6 +118,8 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("objective: %r is not one of %s" % (self.objective, ", ".join(_OBJECTIVES)))
         if self.objective != "auto":
             return self.objective
+        if self.source is not None:
+            return "transfer"
         if n_classes > 2:
             return "ova"
         return "weighted_hinge" if self.class_weight is not None else "hinge"
@@ -183,10 +189,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         data = self._dataset(X)
         data.set_labels(engine_id[y_idx], order)
         with tempfile.TemporaryDirectory(prefix="pegasos-") as tmp:
-            if self.warm_start and hasattr(self, "_model"):
-                path = os.path.join(tmp, "init_model.json")  # the engine reads OLD from a model file
-                self._model.save(path)
-                overrides.append("init_model=" + path)
+            overrides += self._model_file_overrides(tmp)
             model = _pegasos.train(_pegasos.Settings(overrides), data)
         self._set_model(model, classes, names)
         training = json.loads(model.training)
@@ -195,6 +198,27 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
                           % (training.get("stopped_by"), training.get("relative_gap"), training.get("tolerance")),
                           ConvergenceWarning)
         return self
+
+    def _model_file_overrides(self, tmp):
+        """source_model and init_model: the engine reads them from model files (fitted
+        estimators are written to the temporary folder `tmp` for the call)."""
+        out = []
+        if self.source is not None:
+            if isinstance(self.source, PegasosClassifier):
+                check_is_fitted(self.source, "_model")
+                path = os.path.join(tmp, "source_model.json")
+                self.source._model.save(path)
+            elif isinstance(self.source, (str, os.PathLike)):
+                path = os.fspath(self.source)
+            else:
+                raise TypeError("source: expected a model file's path or a fitted PegasosClassifier, got %r"
+                                % type(self.source).__name__)
+            out.append("source_model=" + json.dumps(path))
+        if self.warm_start and hasattr(self, "_model"):
+            path = os.path.join(tmp, "init_model.json")
+            self._model.save(path)
+            out.append("init_model=" + json.dumps(path))
+        return out
 
     @staticmethod
     def _apply_sample_weight(X, y_idx, classes, sample_weight):

@@ -85,3 +85,20 @@ def test_cli_model_predicts_in_python(binary, tmp_path, kind, params):
     assert formatted(loaded.predict(X), engine_order_scores(loaded, X)) == expected
     # and the same decision values as the estimator trained in Python
     np.testing.assert_array_equal(loaded.decision_function(X), clf.fit(X, y).decision_function(X))
+
+
+def test_transfer_from_a_source_model_file_as_cli(binary, tmp_path):
+    X, y = make_binary_data(seed=0)
+    X2, y2 = make_binary_data(n=120, seed=5)
+    write_libsvm(tmp_path / "source.svm", X, y)
+    write_libsvm(tmp_path / "target.svm", X2, y2)
+    subprocess.run([binary, "train", str(tmp_path / "source.svm"), str(tmp_path / "source.json")], check=True,
+                   capture_output=True)
+    clf = pegasos.PegasosClassifier(source=str(tmp_path / "source.json"), lam=1e-2).fit(X2, y2)
+    assert clf.training_["converged"]
+    clf.save(tmp_path / "py.json")
+    args = [binary, "train"]
+    for override in clf._overrides(2) + ['source_model="%s"' % (tmp_path / "source.json")]:
+        args += ["--set", override]
+    subprocess.run(args + [str(tmp_path / "target.svm"), str(tmp_path / "cli.json")], check=True, capture_output=True)
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()

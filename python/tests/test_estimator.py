@@ -205,3 +205,20 @@ def test_warm_start_continues_from_the_fitted_model():
     assert binary.fit(Xb, yb).training_["converged"] and binary.training_["epochs"] <= 0.5 * first
     with pytest.raises(ValueError, match="hinge"):  # another objective than the model's
         warm.set_params(objective="ova").fit(X, y)
+
+
+def test_transfer_from_a_fitted_estimator():
+    X, y = make_binary_data(seed=0)
+    X2, y2 = make_binary_data(n=60, seed=5)
+    source = pegasos.PegasosClassifier(lam=1e-2).fit(X, y)
+    near = pegasos.PegasosClassifier(source=source, lam=1e3).fit(X2, y2)  # large lam: w stays at w_source
+    assert near.training_["solver"] == "sdca"
+    np.testing.assert_allclose(near.coef_, source.coef_, atol=2e-3)
+    free = pegasos.PegasosClassifier(lam=1e3).fit(X2, y2)
+    assert np.abs(free.coef_).max() < 1e-2
+    with pytest.raises(ValueError, match="source_model"):
+        pegasos.PegasosClassifier(objective="transfer").fit(X2, y2)
+    with pytest.raises(TypeError, match="source"):
+        pegasos.PegasosClassifier(source=3).fit(X2, y2)
+    with pytest.raises(ValueError, match="labels|classes"):
+        pegasos.PegasosClassifier(source=source).fit(X2, np.where(y2 > 0, "a", "b"))
