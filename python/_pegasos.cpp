@@ -5,6 +5,7 @@
 // TBB limited to the caller's thread count. InputError / ConfigError (bad
 // data, bad settings, bad model files) become ValueError with the engine's
 // message. The estimator itself is pure Python (python/pegasos/__init__.py).
+// Raw text: the tool's featurizer (text/) on lists of str, rows out as CSR arrays.
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -21,6 +23,8 @@
 #include "core/errors.hpp"
 #include "drivers/any_model.hpp"
 #include "drivers/api.hpp"
+#include "text/featurizer.hpp"
+#include "text/options.hpp"
 
 namespace py = pybind11;
 using pegasos::Dataset;
@@ -166,6 +170,72 @@ api::Model train_on(const api::Settings& settings, Dataset& data) {
   return api::train(settings, std::move(data));
 }
 
+// Text featurizer: options from the `features` setting's JSON; rows as
+// (indptr int64, indices int32, data float32) numpy arrays.
+pegasos::TextFeaturizer featurizer_of(const std::string& options_json) {
+  const nlohmann::json j = nlohmann::json::parse(options_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw InputError("features: expected a JSON object");
+  return pegasos::TextFeaturizer(pegasos::text_options_from_json(j, "features"));
+}
+
+py::tuple rows_to_arrays(pegasos::SparseRows rows) {
+  py::array_t<std::int64_t> indptr(static_cast<py::ssize_t>(rows.row_ptr.size()));
+  std::copy(rows.row_ptr.begin(), rows.row_ptr.end(), indptr.mutable_data());
+  py::array_t<std::int32_t> indices(static_cast<py::ssize_t>(rows.indices.size()));
+  std::copy(rows.indices.begin(), rows.indices.end(), indices.mutable_data());
+  py::array_t<float> values(static_cast<py::ssize_t>(rows.values.size()));
+  std::copy(rows.values.begin(), rows.values.end(), values.mutable_data());
+  return py::make_tuple(indptr, indices, values);
+}
+
+void bind_text(py::module_& m) {
+  using pegasos::TextFeaturizer;
+  py::class_<TextFeaturizer>(m, "TextFeaturizer")
+      .def(py::init(&featurizer_of), py::arg("options_json"), "The `features` setting as JSON text.")
+      .def_static("from_json", [](const std::string& text) {
+        const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+        if (j.is_discarded()) throw InputError("<featurizer>: not JSON");
+        return TextFeaturizer::from_json(j, "<featurizer>");
+      })
+      .def("to_json", [](const TextFeaturizer& f) { return f.to_json().dump(); })
+      .def("fit", [](TextFeaturizer& f, const std::vector<std::string>& docs) {
+        py::gil_scoped_release release;
+        f.fit(docs);
+      })
+      .def("transform", [](const TextFeaturizer& f, const std::vector<std::string>& docs) {
+        pegasos::SparseRows rows;
+        {
+          py::gil_scoped_release release;
+          rows = f.transform(docs);
+        }
+        return rows_to_arrays(std::move(rows));
+      })
+      .def_property_readonly("dimension", &TextFeaturizer::dimension)
+      .def_property_readonly("needs_fit", &TextFeaturizer::needs_fit)
+      .def_property_readonly("vocabulary", &TextFeaturizer::vocabulary);
+}
+
+void bind_model(py::module_& m) {
+  py::class_<api::Model>(m, "Model")
+      .def_static("load", &api::Model::load, py::arg("path"))
+      .def_static("parse", &api::Model::parse, py::arg("text"), py::arg("name") = "<model>")
+      .def("save", &api::Model::save, py::arg("path"))
+      .def("to_json", &api::Model::to_json)
+      .def_property_readonly("classes", &api::Model::classes)
+      .def_property_readonly("outputs", &api::Model::outputs)
+      .def_property_readonly("kernel", &api::Model::kernel)
+      .def_property_readonly("text", [](const api::Model& m) { return m.any().linear && !m.any().linear->features.empty(); })
+      .def_property_readonly("dimension", [](const api::Model& m) { return m.any().linear ? m.any().linear->dimension : 0u; })
+      .def_property_readonly("training", [](const api::Model& m) { return m.any().training().dump(); })
+      .def("weights", &weights_of)
+      .def("bias", [](const api::Model& m) {
+        if (!m.any().linear) throw InputError("a kernel model has no intercept_");
+        return m.any().linear->bias;
+      })
+      .def("scores", &scores_of, py::arg("data"), py::arg("threads") = 0,
+           "Scores (rows × outputs) of the rows; the dataset is consumed if the model normalises rows.");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_pegasos, m) {
@@ -192,24 +262,8 @@ PYBIND11_MODULE(_pegasos, m) {
   m.def("dataset_from_csr", &from_csr, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("n_features"),
         "Rows of CSR arrays (canonical format: sorted, no duplicates).");
 
-  py::class_<api::Model>(m, "Model")
-      .def_static("load", &api::Model::load, py::arg("path"))
-      .def_static("parse", &api::Model::parse, py::arg("text"), py::arg("name") = "<model>")
-      .def("save", &api::Model::save, py::arg("path"))
-      .def("to_json", &api::Model::to_json)
-      .def_property_readonly("classes", &api::Model::classes)
-      .def_property_readonly("outputs", &api::Model::outputs)
-      .def_property_readonly("kernel", &api::Model::kernel)
-      .def_property_readonly("text", [](const api::Model& m) { return m.any().linear && !m.any().linear->features.empty(); })
-      .def_property_readonly("dimension", [](const api::Model& m) { return m.any().linear ? m.any().linear->dimension : 0u; })
-      .def_property_readonly("training", [](const api::Model& m) { return m.any().training().dump(); })
-      .def("weights", &weights_of)
-      .def("bias", [](const api::Model& m) {
-        if (!m.any().linear) throw InputError("a kernel model has no intercept_");
-        return m.any().linear->bias;
-      })
-      .def("scores", &scores_of, py::arg("data"), py::arg("threads") = 0,
-           "Scores (rows × outputs) of the rows; the dataset is consumed if the model normalises rows.");
+  bind_model(m);
+  bind_text(m);
 
   m.def("train", &train_on, py::arg("settings"), py::arg("data"),
         "Train on the rows (the dataset is consumed: moved into the engine). Releases the GIL.");

@@ -26,8 +26,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _pegasos
+from .text import TextVectorizer
 
-__all__ = ["PegasosClassifier", "load"]
+__all__ = ["PegasosClassifier", "TextVectorizer", "load"]
 
 _OBJECTIVES = ("auto", "hinge", "weighted_hinge", "ova", "multiclass_hinge", "transfer")
 

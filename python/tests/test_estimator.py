@@ -222,3 +222,17 @@ def test_transfer_from_a_fitted_estimator():
         pegasos.PegasosClassifier(source=3).fit(X2, y2)
     with pytest.raises(ValueError, match="labels|classes"):
         pegasos.PegasosClassifier(source=source).fit(X2, np.where(y2 > 0, "a", "b"))
+
+
+def test_in_pipelines_and_calibration():
+    """No predict_proba of its own; scikit-learn's calibration and pipelines wrap it."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = make_multiclass_data(n=300)
+    pipe = make_pipeline(StandardScaler(), pegasos.PegasosClassifier(objective="multiclass_hinge")).fit(X, y)
+    assert pipe.score(X, y) > 0.9
+    calibrated = CalibratedClassifierCV(pegasos.PegasosClassifier(), cv=3).fit(X, y)
+    proba = calibrated.predict_proba(X)
+    assert proba.shape == (len(y), 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
