@@ -183,24 +183,54 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         lam_scale = 1.0
         if sample_weight is not None:
             X, y_idx, lam_scale = self._apply_sample_weight(X, y_idx, classes, sample_weight)
-        names = _engine_names(classes)
-        order = _pegasos.sort_classes(names)
-        engine_id = np.array([order.index(name) for name in names], dtype=np.int64)
-        overrides = self._overrides(len(classes), lam_scale)
-        data = self._dataset(X)
-        data.set_labels(engine_id[y_idx], order)
-        with tempfile.TemporaryDirectory(prefix="pegasos-") as tmp:
-            overrides += self._model_file_overrides(tmp)
-            model = _pegasos.train(_pegasos.Settings(overrides), data)
-        self._set_model(model, classes, names)
-        training = json.loads(model.training)
+        self._train(X, y_idx, classes, self._overrides(len(classes), lam_scale), self.warm_start)
+        training = self.training_
         if training.get("converged") is False:
             warnings.warn("pegasos: not converged (stopped by %s, relative duality gap %s > tolerance %s)"
                           % (training.get("stopped_by"), training.get("relative_gap"), training.get("tolerance")),
                           ConvergenceWarning)
         return self
 
-    def _model_file_overrides(self, tmp):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One Pegasos epoch over (X, y), continuing from the model so far (its weights and its
+        1/(lam t) step schedule: the engine's warm start). `classes` (every label the model
+        will see) is required on the first call. Always the Pegasos solver; `epochs`
+        (default 1) passes per call; no convergence warning."""
+        first = not hasattr(self, "_model")
+        if first and classes is None:
+            raise ValueError("classes: required on the first call to partial_fit (every label of the problem)")
+        X, y = self._validate_data(X, y, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32), reset=first)
+        check_classification_targets(y)
+        known = np.unique(classes) if first else self.classes_
+        if classes is not None and not np.array_equal(np.unique(classes), known):
+            raise ValueError("classes: %r differ from the classes of the first call %r" % (list(classes), list(known)))
+        y_idx = np.minimum(np.searchsorted(known, y), len(known) - 1)
+        if not np.array_equal(known[y_idx], y):
+            raise ValueError("y: labels %r are not in classes %r" % (sorted(set(y) - set(known)), list(known)))
+        lam_scale = 1.0
+        if sample_weight is not None:
+            X, y_idx, lam_scale = self._apply_sample_weight(X, y_idx, known, sample_weight, need_every_class=False)
+        overrides = self._overrides(len(known), lam_scale) + ["solver=pegasos"]
+        if self.epochs is None:
+            overrides.append("epochs=1")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            self._train(X, y_idx, known, overrides, warm=not first)
+        return self
+
+    def _train(self, X, y_idx, classes, overrides, warm):
+        """Engine training on rows X with labels classes[y_idx]; `warm`: from the fitted model."""
+        names = _engine_names(classes)
+        order = _pegasos.sort_classes(names)
+        engine_id = np.array([order.index(name) for name in names], dtype=np.int64)
+        data = self._dataset(X)
+        data.set_labels(engine_id[y_idx], order)
+        with tempfile.TemporaryDirectory(prefix="pegasos-") as tmp:
+            overrides = overrides + self._model_file_overrides(tmp, warm)
+            model = _pegasos.train(_pegasos.Settings(overrides), data)
+        self._set_model(model, classes, names)
+
+    def _model_file_overrides(self, tmp, warm):
         """source_model and init_model: the engine reads them from model files (fitted
         estimators are written to the temporary folder `tmp` for the call)."""
         out = []
@@ -215,14 +245,14 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
                 raise TypeError("source: expected a model file's path or a fitted PegasosClassifier, got %r"
                                 % type(self.source).__name__)
             out.append("source_model=" + json.dumps(path))
-        if self.warm_start and hasattr(self, "_model"):
+        if warm and hasattr(self, "_model"):
             path = os.path.join(tmp, "init_model.json")
             self._model.save(path)
             out.append("init_model=" + json.dumps(path))
         return out
 
     @staticmethod
-    def _apply_sample_weight(X, y_idx, classes, sample_weight):
+    def _apply_sample_weight(X, y_idx, classes, sample_weight, need_every_class=True):
         sample_weight = _check_sample_weight(sample_weight, X)
         if np.any(sample_weight < 0):
             raise ValueError("sample_weight: negative weights are not supported")
@@ -235,6 +265,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
                              "non-zero weights must all be equal (use class_weight for per-class costs)")
         if not np.all(keep):
             X, y_idx = X[keep], y_idx[keep]
+        if need_every_class:
             missing = np.setdiff1d(np.arange(len(classes)), y_idx)
             if missing.size:
                 raise ValueError("sample_weight: class %r has no example of non-zero weight" % (classes[missing[0]],))

@@ -236,3 +236,27 @@ def test_in_pipelines_and_calibration():
     proba = calibrated.predict_proba(X)
     assert proba.shape == (len(y), 3)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_partial_fit():
+    X, y = make_multiclass_data(n=1200)
+    chunks = np.array_split(np.arange(len(y)), 12)
+    online = pegasos.PegasosClassifier(objective="multiclass_hinge", lam=1e-3)
+    with pytest.raises(ValueError, match="classes"):
+        online.partial_fit(X[:10], y[:10])
+    for epoch in range(3):
+        for chunk in chunks:
+            online.partial_fit(X[chunk], y[chunk], classes=np.unique(y) if epoch == 0 else None)
+    assert online.training_["solver"] == "pegasos" and "warm_start" in online.training_
+    assert online.score(X, y) > 0.9
+    # one call = one Pegasos epoch from zero, as fit with those settings
+    first = pegasos.PegasosClassifier(lam=1e-3, objective="ova").partial_fit(X[:200], y[:200], classes=np.unique(y))
+    same = pegasos.PegasosClassifier(lam=1e-3, objective="ova", solver="pegasos", epochs=1).fit(X[:200], y[:200])
+    np.testing.assert_array_equal(first.decision_function(X), same.decision_function(X))
+    # a chunk may miss classes; unknown labels and a changed feature count are errors
+    only_cats = y == "cat"
+    online.partial_fit(X[only_cats][:20], y[only_cats][:20])
+    with pytest.raises(ValueError, match="not in classes"):
+        online.partial_fit(X[:5], np.array(["cow"] * 5))
+    with pytest.raises(ValueError, match="features"):
+        online.partial_fit(X[:5, :3], y[:5])
