@@ -6,6 +6,7 @@
 // data, bad settings, bad model files) become ValueError with the engine's
 // message. The estimator itself is pure Python (python/pegasos/__init__.py).
 // Raw text: the tool's featurizer (text/) on lists of str, rows out as CSR arrays.
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -163,11 +164,26 @@ py::array_t<double> scores_of(const api::Model& m, Dataset& data, int threads) {
   return out;
 }
 
+// Training without the GIL. After every epoch (pass) the engine's callback
+// takes the GIL for a moment to look for a pending signal (Ctrl-C): training
+// then stops and the KeyboardInterrupt is raised instead of returning a model.
 api::Model train_on(const api::Settings& settings, Dataset& data) {
-  py::gil_scoped_release release;
-  auto limit = thread_limit(settings.threads());
-  if (settings.config().read.normalize_rows) data.normalize_rows();
-  return api::train(settings, std::move(data));
+  std::atomic<bool> interrupted{false};
+  auto on_epoch = [&interrupted](const pegasos::EpochInfo&) {
+    if (interrupted) return false;
+    py::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) interrupted = true;  // the exception stays set for the caller
+    return !interrupted;
+  };
+  std::optional<api::Model> model;
+  {
+    py::gil_scoped_release release;
+    auto limit = thread_limit(settings.threads());
+    if (settings.config().read.normalize_rows) data.normalize_rows();
+    model = api::train(settings, std::move(data), on_epoch);
+  }
+  if (interrupted) throw py::error_already_set();
+  return std::move(*model);
 }
 
 // Text featurizer: options from the `features` setting's JSON; rows as

@@ -260,3 +260,25 @@ def test_partial_fit():
         online.partial_fit(X[:5], np.array(["cow"] * 5))
     with pytest.raises(ValueError, match="features"):
         online.partial_fit(X[:5, :3], y[:5])
+
+
+@pytest.mark.parametrize("solver", ["pegasos", "sdca"])
+def test_ctrl_c_stops_training(solver):
+    """A signal (here interrupt_main, as Ctrl-C) stops a long fit within an epoch: KeyboardInterrupt."""
+    import _thread
+    import threading
+    import time
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 50)).astype(np.float32)
+    y = np.where(rng.random(20000) < 0.5, 1, -1)  # noise: no early convergence
+    clf = pegasos.PegasosClassifier(lam=1e-9, solver=solver, epochs=10 ** 6, tol=1e-12)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            clf.fit(X, y)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 30
+    assert not hasattr(clf, "_model")
