@@ -15,9 +15,11 @@
 
 namespace pegasos {
 
-AnyModel AnyModel::load(const std::string& path) {
+AnyModel AnyModel::load(const std::string& path) { return parse(read_file_bytes(path), path); }
+
+AnyModel AnyModel::parse(const std::string& text, const std::string& path) {
   // Parsed once; a file of either kind is then read from the same JSON.
-  const nlohmann::json j = json_checks::parse_model_file(read_file_bytes(path), path);
+  const nlohmann::json j = json_checks::parse_model_file(text, path);
   AnyModel m;
   if (j.is_object() && j.value("kind", "") == "kernel") {
     m.kernel = kernel_model_from_json(j, path);

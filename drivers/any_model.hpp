@@ -24,6 +24,8 @@ struct AnyModel {
 
   // Reads a model file of either kind (by its "kind" field). Throws InputError.
   static AnyModel load(const std::string& path);
+  // The same from the file's contents; `name` is used in messages.
+  static AnyModel parse(const std::string& text, const std::string& name);
 
   const std::vector<std::string>& classes() const;
   int outputs() const;

@@ -34,6 +34,10 @@ Model wrap(AnyModel&& model) {
 }
 
 Model Model::load(const std::string& path) { return wrap(AnyModel::load(path)); }
+Model Model::parse(const std::string& json_text, const std::string& name) {
+  return wrap(AnyModel::parse(json_text, name));
+}
+std::string Model::to_json() const { return model_->to_json(); }
 void Model::save(const std::string& path) const { model_->save(path); }
 const std::vector<std::string>& Model::classes() const { return model_->classes(); }
 int Model::outputs() const { return model_->outputs(); }

@@ -41,6 +41,9 @@ class Settings {
 class Model {
  public:
   static Model load(const std::string& path);  // either kind, by the file's "kind"
+  // The same from a model file's contents already in memory; `name` is used in messages.
+  static Model parse(const std::string& json_text, const std::string& name);
+  std::string to_json() const;  // the model file's contents (what save writes)
   void save(const std::string& path) const;    // atomic (temp file + rename)
   const std::vector<std::string>& classes() const;
   int outputs() const;  // 1 for a binary model, else one score per class

@@ -3,7 +3,7 @@
 
     python3 scripts/long_units.py [ALLOWED ...]
 
-Scans core/, objectives/, kernel/, io/, drivers/ and text/ (and their sub-folders) for *.cpp and
+Scans core/, objectives/, kernel/, io/, drivers/, text/ and python/ (and their sub-folders) for *.cpp and
 *.hpp files and prints, one per line,
 
     core/engine.hpp:212: function train: 231 lines
@@ -30,7 +30,7 @@ import re
 import sys
 from pathlib import Path
 
-FOLDERS = ["core", "objectives", "kernel", "io", "drivers", "text"]
+FOLDERS = ["core", "objectives", "kernel", "io", "drivers", "text", "python"]
 MAX_FUNCTION = 80
 MAX_FILE = 600
 

@@ -1,0 +1,363 @@
+"""pegasos: linear SVMs (Pegasos SGD and dual coordinate ascent) with a scikit-learn face.
+
+The engine is the C++ library of the `pegasos` command-line tool (module
+pegasos._pegasos on drivers/api.hpp); nothing here shells out to the binary.
+
+    from pegasos import PegasosClassifier, load
+    clf = PegasosClassifier(lam=1e-4).fit(X, y)      # numpy arrays or scipy.sparse
+    clf.predict(X_test); clf.decision_function(X_test)
+    clf.save("model.json")                            # the CLI's model file
+    load("model.json").predict(X_test)                # also models from `pegasos train`
+
+Settings become the CLI's `--set KEY=VALUE` overrides, so they are validated (and
+their errors worded) exactly as `pegasos train` does it.
+"""
+import json
+import os
+import tempfile
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+from . import _pegasos
+from .text import TextVectorizer
+
+__all__ = ["PegasosClassifier", "TextVectorizer", "load"]
+
+_OBJECTIVES = ("auto", "hinge", "weighted_hinge", "ova", "multiclass_hinge", "transfer")
+
+
+def _setting_text(value):
+    """A Python value as the VALUE of KEY=VALUE (JSON for numbers, booleans, dicts)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def _threads(n_jobs):
+    """scikit-learn's n_jobs as the engine's `threads` (0 = all cores)."""
+    if n_jobs is None:
+        return 1
+    n_jobs = int(n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs == 0 has no meaning (use None, a positive count or -1)")
+    if n_jobs > 0:
+        return n_jobs
+    return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+
+
+def _engine_names(labels):
+    """The engine's spelling of each label (numbers normalised as the CLI's reader does)."""
+    names = [_pegasos.canonical_label(str(label)) for label in labels]
+    if len(set(names)) != len(names):
+        raise ValueError("labels %r: two labels have the same text %r" % (list(labels), names))
+    return names
+
+
+class PegasosClassifier(ClassifierMixin, BaseEstimator):
+    """Linear SVM trained by the pegasos engine (Pegasos SGD or SDCA).
+
+    Parameters (engine setting in brackets; README § Settings):
+    objective : "auto" (hinge for two classes, weighted_hinge with class_weight, ova for
+        more, transfer with a source), "hinge", "weighted_hinge", "ova", "multiclass_hinge"
+        (Crammer-Singer) or "transfer" (lam/2 |w - w_source|^2 + mean hinge).
+    lam : float, default 1e-4 [lambda]. The objective is lam/2 |w|^2 + mean loss
+        (C = 1 / (lam * n_samples) in LIBLINEAR's terms).
+    solver : "auto", "sdca" or "pegasos" [solver].
+    class_weight : None, "balanced" or {label: cost} [class_weight].
+    batch_size, epochs, max_epochs : None = the engine's default [batch_size, epochs, max_epochs].
+    tol : relative duality gap that certifies convergence [tolerance].
+    bias : "feature", "none" or "unregularized" [bias].
+    random_state : None (the engine's fixed default seed, 42), an int, or a RandomState [seed].
+    n_jobs : None (1 thread), -1 (all cores) or a count [threads]; results do not depend on it.
+    settings : dict of further engine settings {KEY: VALUE} (e.g. {"output": "last"}).
+    source : transfer's source model [source_model]: a model file's path or a fitted binary
+        PegasosClassifier (same labels, numeric features).
+    warm_start : when True, fit continues from the fitted model (the engine's init_model:
+        same objective, classes and bias; SDCA restarts from a dual point rebuilt from it,
+        Pegasos continues its step schedule) instead of from zero.
+
+    sample_weight: rows of weight 0 are left out; the others must share one weight c,
+    which scales every loss term (the same as lam / c); other weights raise ValueError
+    (the engine has per-class, not per-example, costs: use class_weight).
+    """
+
+    def __init__(self, objective="auto", lam=1e-4, solver="auto", class_weight=None, batch_size=None, epochs=None,
+                 tol=5e-4, max_epochs=None, bias="feature", random_state=None, n_jobs=None, settings=None,
+                 source=None, warm_start=False):
+        self.objective = objective
+        self.lam = lam
+        self.solver = solver
+        self.class_weight = class_weight
+        self.batch_size = batch_size
+        self.epochs = epochs
+        self.tol = tol
+        self.max_epochs = max_epochs
+        self.bias = bias
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.settings = settings
+        self.source = source
+        self.warm_start = warm_start
+
+    # ---- settings -------------------------------------------------------------------
+
+    def _objective_name(self, n_classes):
+        if self.objective not in _OBJECTIVES:
+            raise ValueError("objective: %r is not one of %s" % (self.objective, ", ".join(_OBJECTIVES)))
+        if self.objective != "auto":
+            return self.objective
+        if self.source is not None:
+            return "transfer"
+        if n_classes > 2:
+            return "ova"
+        return "weighted_hinge" if self.class_weight is not None else "hinge"
+
+    def _overrides(self, n_classes, lam_scale=1.0):
+        """The engine settings as the CLI's KEY=VALUE overrides."""
+        out = ["objective=" + self._objective_name(n_classes)]
+        lam = self.lam
+        if lam_scale != 1.0:
+            lam = float(lam) / lam_scale
+        out.append("lambda=" + _setting_text(lam))
+        out.append("solver=" + _setting_text(self.solver))
+        if self.class_weight is not None:
+            if isinstance(self.class_weight, dict):
+                costs = {name: float(cost) for name, cost in
+                         zip(_engine_names(list(self.class_weight)), self.class_weight.values())}
+                out.append("class_weight=" + json.dumps(costs))
+            else:
+                out.append("class_weight=" + _setting_text(self.class_weight))
+        for key, value in (("batch_size", self.batch_size), ("epochs", self.epochs),
+                           ("max_epochs", self.max_epochs)):
+            if value is not None:
+                out.append(key + "=" + _setting_text(value))
+        out.append("tolerance=" + _setting_text(self.tol))
+        out.append("bias=" + _setting_text(self.bias))
+        if self.random_state is not None:
+            seed = self.random_state
+            if not isinstance(seed, (int, np.integer)):
+                seed = check_random_state(seed).randint(np.iinfo(np.int32).max)
+            out.append("seed=" + _setting_text(seed))
+        out.append("threads=" + str(_threads(self.n_jobs)))
+        for key, value in (self.settings or {}).items():
+            out.append("%s=%s" % (key, _setting_text(value)))
+        return out
+
+    # ---- data -------------------------------------------------------------------------
+
+    def _check_X(self, X, reset):
+        return self._validate_data(X, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32), reset=reset)
+
+    @staticmethod
+    def _dataset(X):
+        """The engine's rows: one copy into float32 values / uint32 indices, zeros dropped."""
+        if sp.issparse(X):
+            X = X.tocsr()  # CSC is converted (a copy); CSR is used as it is
+            if not X.has_canonical_format:
+                X = X.copy()
+                X.sum_duplicates()  # also sorts the indices
+            indices = X.indices if X.indices.dtype in (np.int32, np.int64) else X.indices.astype(np.int64)
+            return _pegasos.dataset_from_csr(X.indptr, indices, X.data, X.shape[1])
+        return _pegasos.dataset_from_dense(X)
+
+    # ---- training ---------------------------------------------------------------------
+
+    def fit(self, X, y, sample_weight=None):
+        """Train on X (n_samples x n_features; dense or scipy.sparse) and labels y of any type."""
+        X, y = self._validate_data(X, y, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32))
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        lam_scale = 1.0
+        if sample_weight is not None:
+            X, y_idx, lam_scale = self._apply_sample_weight(X, y_idx, classes, sample_weight)
+        self._train(X, y_idx, classes, self._overrides(len(classes), lam_scale), self.warm_start)
+        training = self.training_
+        if training.get("converged") is False:
+            warnings.warn("pegasos: not converged (stopped by %s, relative duality gap %s > tolerance %s)"
+                          % (training.get("stopped_by"), training.get("relative_gap"), training.get("tolerance")),
+                          ConvergenceWarning)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One Pegasos epoch over (X, y), continuing from the model so far (its weights and its
+        1/(lam t) step schedule: the engine's warm start). `classes` (every label the model
+        will see) is required on the first call. Always the Pegasos solver; `epochs`
+        (default 1) passes per call; no convergence warning."""
+        first = not hasattr(self, "_model")
+        if first and classes is None:
+            raise ValueError("classes: required on the first call to partial_fit (every label of the problem)")
+        X, y = self._validate_data(X, y, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32), reset=first)
+        check_classification_targets(y)
+        known = np.unique(classes) if first else self.classes_
+        if classes is not None and not np.array_equal(np.unique(classes), known):
+            raise ValueError("classes: %r differ from the classes of the first call %r" % (list(classes), list(known)))
+        y_idx = np.minimum(np.searchsorted(known, y), len(known) - 1)
+        if not np.array_equal(known[y_idx], y):
+            raise ValueError("y: labels %r are not in classes %r" % (sorted(set(y) - set(known)), list(known)))
+        lam_scale = 1.0
+        if sample_weight is not None:
+            X, y_idx, lam_scale = self._apply_sample_weight(X, y_idx, known, sample_weight, need_every_class=False)
+        overrides = self._overrides(len(known), lam_scale) + ["solver=pegasos"]
+        if self.epochs is None:
+            overrides.append("epochs=1")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            self._train(X, y_idx, known, overrides, warm=not first)
+        return self
+
+    def _train(self, X, y_idx, classes, overrides, warm):
+        """Engine training on rows X with labels classes[y_idx]; `warm`: from the fitted model."""
+        names = _engine_names(classes)
+        order = _pegasos.sort_classes(names)
+        engine_id = np.array([order.index(name) for name in names], dtype=np.int64)
+        data = self._dataset(X)
+        data.set_labels(engine_id[y_idx], order)
+        with tempfile.TemporaryDirectory(prefix="pegasos-") as tmp:
+            overrides = overrides + self._model_file_overrides(tmp, warm)
+            model = _pegasos.train(_pegasos.Settings(overrides), data)
+        self._set_model(model, classes, names)
+
+    def _model_file_overrides(self, tmp, warm):
+        """source_model and init_model: the engine reads them from model files (fitted
+        estimators are written to the temporary folder `tmp` for the call)."""
+        out = []
+        if self.source is not None:
+            if isinstance(self.source, PegasosClassifier):
+                check_is_fitted(self.source, "_model")
+                path = os.path.join(tmp, "source_model.json")
+                self.source._model.save(path)
+            elif isinstance(self.source, (str, os.PathLike)):
+                path = os.fspath(self.source)
+            else:
+                raise TypeError("source: expected a model file's path or a fitted PegasosClassifier, got %r"
+                                % type(self.source).__name__)
+            out.append("source_model=" + json.dumps(path))
+        if warm and hasattr(self, "_model"):
+            path = os.path.join(tmp, "init_model.json")
+            self._model.save(path)
+            out.append("init_model=" + json.dumps(path))
+        return out
+
+    @staticmethod
+    def _apply_sample_weight(X, y_idx, classes, sample_weight, need_every_class=True):
+        sample_weight = _check_sample_weight(sample_weight, X)
+        if np.any(sample_weight < 0):
+            raise ValueError("sample_weight: negative weights are not supported")
+        keep = sample_weight > 0
+        kept = sample_weight[keep]
+        if kept.size == 0:
+            raise ValueError("sample_weight: every weight is 0")
+        if np.any(kept != kept[0]):
+            raise ValueError("sample_weight: the engine has per-class costs, not per-example weights; "
+                             "non-zero weights must all be equal (use class_weight for per-class costs)")
+        if not np.all(keep):
+            X, y_idx = X[keep], y_idx[keep]
+        if need_every_class:
+            missing = np.setdiff1d(np.arange(len(classes)), y_idx)
+            if missing.size:
+                raise ValueError("sample_weight: class %r has no example of non-zero weight" % (classes[missing[0]],))
+        return X, y_idx, float(kept[0])
+
+    def _set_model(self, model, classes, names):
+        """Fitted attributes; engine output k belongs to classes_[self._py_of_engine[k]]."""
+        self._model = model
+        self.classes_ = classes
+        position = {name: i for i, name in enumerate(names)}
+        self._py_of_engine = np.array([position[name] for name in model.classes], dtype=np.int64)
+
+    # ---- prediction -------------------------------------------------------------------
+
+    def decision_function(self, X):
+        """Two classes: (n_samples,) scores toward classes_[1]; else (n_samples, n_classes)."""
+        check_is_fitted(self, "_model")
+        X = self._check_X(X, reset=False)
+        if self._model.text:
+            raise ValueError("this model was trained on raw text by `pegasos train`; it needs text, not numeric rows")
+        scores = self._model.scores(self._dataset(X), _threads(self.n_jobs))
+        return self._to_classes(scores.T).T
+
+    def _to_classes(self, rows):
+        """Engine outputs (rows: one per output) in classes_' order. Two classes: one row toward
+        classes_[1] (a multiclass objective's two outputs become their difference)."""
+        if rows.shape[0] == 1:
+            return rows[0] if self._py_of_engine[1] == 1 else -rows[0]
+        out = np.empty_like(rows)
+        out[self._py_of_engine] = rows
+        if len(self.classes_) == 2:
+            return out[1] - out[0]
+        return out
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    @property
+    def coef_(self):
+        """(1, n_features) for two classes (toward classes_[1]), else (n_classes, n_features)."""
+        check_is_fitted(self, "_model")
+        w = self._to_classes(self._model.weights())
+        return w.reshape(1, -1) if w.ndim == 1 else w
+
+    @property
+    def intercept_(self):
+        check_is_fitted(self, "_model")
+        b = self._to_classes(np.asarray(self._model.bias(), dtype=np.float64).reshape(-1, 1))
+        return np.atleast_1d(b.ravel())
+
+    @property
+    def training_(self):
+        """The model file's `training` block (solver, passes, convergence, duality gap) as a dict."""
+        check_is_fitted(self, "_model")
+        return json.loads(self._model.training)
+
+    # ---- model files and pickling -----------------------------------------------------
+
+    def save(self, path):
+        """Write the model file `pegasos predict / eval / inspect` read (labels as text)."""
+        check_is_fitted(self, "_model")
+        self._model.save(os.fspath(path))
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())  # Python 3.11's object.__getstate__ returns __dict__ itself
+        model = state.pop("_model", None)
+        if model is not None:
+            state["_model_json"] = model.to_json()
+        return state
+
+    def __setstate__(self, state):
+        text = state.pop("_model_json", None)
+        super().__setstate__(state)
+        if text is not None:
+            self._model = _pegasos.Model.parse(text, "<pickled model>")
+
+
+def load(path):
+    """A PegasosClassifier from a model file (written by `pegasos train` or save()).
+
+    classes_ are the file's labels as text (str); a model trained on raw text cannot
+    predict numeric rows."""
+    model = _pegasos.Model.load(os.fspath(path))
+    if model.kernel:
+        raise ValueError("%s: a kernel model; the Python package handles linear models only" % path)
+    settings = json.loads(model.to_json()).get("settings", {})
+    clf = PegasosClassifier(objective=settings.get("objective", "auto"), lam=settings.get("lambda", 1e-4),
+                            bias=settings.get("bias", "feature"))
+    classes = np.array(model.classes)
+    clf._set_model(model, classes, list(model.classes))
+    clf.n_features_in_ = int(model.dimension)
+    return clf

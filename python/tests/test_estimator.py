@@ -1,0 +1,284 @@
+"""PegasosClassifier as a scikit-learn estimator: inputs, determinism, model
+selection, pickling, labels, sample weights and errors."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
+
+import pegasos
+from conftest import make_binary_data, make_multiclass_data
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+
+def model_text(clf):
+    return clf._model.to_json()
+
+
+@pytest.mark.parametrize("objective", ["hinge", "multiclass_hinge"])
+def test_sparse_and_dense_give_the_same_model(objective):
+    X, y = make_binary_data() if objective == "hinge" else make_multiclass_data()
+    reference = model_text(pegasos.PegasosClassifier(objective=objective).fit(X, y))
+    variants = [X.astype(np.float64), np.asfortranarray(X), sp.csr_matrix(X), sp.csc_matrix(X),
+                sp.csr_matrix(X.astype(np.float64)), sp.coo_matrix(X)]
+    csr64 = sp.csr_matrix(X)
+    csr64.indices = csr64.indices.astype(np.int64)
+    csr64.indptr = csr64.indptr.astype(np.int64)
+    variants.append(csr64)
+    unsorted = sp.csr_matrix(X)[:, ::-1][:, ::-1]  # valid CSR whose indices may be unsorted
+    variants.append(unsorted)
+    for variant in variants:
+        assert model_text(pegasos.PegasosClassifier(objective=objective).fit(variant, y)) == reference
+
+
+def test_explicit_zeros_are_dropped():
+    X, y = make_binary_data()
+    A = sp.csr_matrix(X)
+    A.data[::7] = 0.0  # explicit zeros stored in the matrix
+    assert model_text(pegasos.PegasosClassifier().fit(A, y)) == \
+        model_text(pegasos.PegasosClassifier().fit(A.toarray(), y))
+
+
+@pytest.mark.parametrize("params", [dict(), dict(objective="ova"), dict(solver="pegasos", epochs=3),
+                                    dict(objective="multiclass_hinge")])
+def test_results_do_not_depend_on_n_jobs(params):
+    X, y = make_multiclass_data(n=600)
+    models = {n_jobs: model_text(pegasos.PegasosClassifier(n_jobs=n_jobs, **params).fit(X, y))
+              for n_jobs in (None, 1, 2, -1)}
+    assert len(set(models.values())) == 1
+    clf = pegasos.PegasosClassifier(n_jobs=1, **params).fit(X, y)
+    dec = clf.decision_function(X)
+    clf.set_params(n_jobs=-1)
+    np.testing.assert_array_equal(clf.decision_function(X), dec)
+
+
+def test_grid_search_over_lam():
+    X, y = make_binary_data(n=400)
+    search = GridSearchCV(pegasos.PegasosClassifier(), {"lam": [1e-4, 1e-2, 1.0]}, cv=3).fit(X, y)
+    assert search.best_params_["lam"] in (1e-4, 1e-2, 1.0)
+    assert search.best_score_ > 0.8
+    assert len(search.cv_results_["mean_test_score"]) == 3
+
+
+def test_pickle_round_trip():
+    X, y = make_multiclass_data()
+    clf = pegasos.PegasosClassifier(objective="multiclass_hinge").fit(X, y)
+    copy = pickle.loads(pickle.dumps(clf))
+    assert copy.get_params() == clf.get_params()
+    np.testing.assert_array_equal(copy.decision_function(X), clf.decision_function(X))
+    np.testing.assert_array_equal(copy.predict(X), clf.predict(X))
+    np.testing.assert_array_equal(copy.coef_, clf.coef_)
+    assert model_text(copy) == model_text(clf)
+    unfitted = pickle.loads(pickle.dumps(pegasos.PegasosClassifier(lam=0.5)))
+    assert unfitted.lam == 0.5
+
+
+def test_save_and_load(tmp_path):
+    X, y = make_binary_data()
+    clf = pegasos.PegasosClassifier().fit(X, y)
+    clf.save(tmp_path / "m.json")
+    loaded = pegasos.load(tmp_path / "m.json")
+    assert list(loaded.classes_) == ["-1", "1"]
+    np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([False, True]), np.array([1.0, 2.0]), np.array(["ham", "spam"]), np.array(["10", "9"]),
+    np.array([3, -7]), np.array(["no", "yes"], dtype=object),
+])
+def test_labels_of_any_type(labels):
+    X, y01 = make_binary_data()
+    y = labels[(y01 > 0).astype(int)]
+    clf = pegasos.PegasosClassifier().fit(X, y)
+    np.testing.assert_array_equal(clf.classes_, np.unique(y))
+    dec = clf.decision_function(X)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[(dec > 0).astype(int)])
+    assert clf.score(X, y) > 0.8
+    np.testing.assert_allclose(X.astype(np.float64) @ clf.coef_.ravel() + clf.intercept_[0], dec, rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_multiclass_coef_and_columns_follow_classes():
+    X, y = make_multiclass_data()
+    y = np.where(y == "cat", "10", np.where(y == "dog", "9", "100"))  # engine order 9 < 10 < 100, numpy's '10' < '100' < '9'
+    clf = pegasos.PegasosClassifier(objective="multiclass_hinge").fit(X, y)
+    assert list(clf.classes_) == ["10", "100", "9"]
+    dec = clf.decision_function(X)
+    np.testing.assert_allclose(X.astype(np.float64) @ clf.coef_.T + clf.intercept_, dec, rtol=1e-5, atol=1e-6)
+    assert clf.score(X, y) > 0.9
+
+
+def test_sample_weight():
+    X, y = make_binary_data()
+    plain = pegasos.PegasosClassifier(lam=1e-3).fit(X, y)
+    ones = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=np.ones(len(y)))
+    assert model_text(ones) == model_text(plain)
+    doubled = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=np.full(len(y), 2.0))
+    halved_lam = pegasos.PegasosClassifier(lam=5e-4).fit(X, y)
+    assert model_text(doubled) == model_text(halved_lam)
+    keep = np.arange(len(y)) % 3 != 0
+    dropped = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=keep.astype(float))
+    assert model_text(dropped) == model_text(pegasos.PegasosClassifier(lam=1e-3).fit(X[keep], y[keep]))
+    with pytest.raises(ValueError, match="per-example weights"):
+        pegasos.PegasosClassifier().fit(X, y, sample_weight=np.arange(len(y), dtype=float))
+
+
+@pytest.mark.parametrize("params,message", [
+    (dict(lam=-1.0), "lambda: must be > 0"),
+    (dict(lam="big"), "lambda"),
+    (dict(objective="hinge2"), "objective"),
+    (dict(solver="newton"), "solver: 'newton' is not one of"),
+    (dict(bias="maybe"), "bias"),
+    (dict(settings={"lamda": 1}), "did you mean 'lambda'"),
+    (dict(class_weight={"nope": 2.0}), "class_weight: label 'nope' does not occur"),
+    (dict(objective="hinge", class_weight="balanced"), "class_weight"),
+    (dict(tol=-1), "tolerance"),
+])
+def test_bad_settings_raise_value_error(params, message):
+    X, y = make_binary_data()
+    with pytest.raises(ValueError, match=message):
+        pegasos.PegasosClassifier(**params).fit(X, y)
+
+
+def test_bad_inputs_raise():
+    X, y = make_binary_data()
+    with pytest.raises(NotFittedError):
+        pegasos.PegasosClassifier().predict(X)
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError):
+        pegasos.PegasosClassifier().fit(bad, y)
+    with pytest.raises(ValueError, match="one class"):
+        pegasos.PegasosClassifier().fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError, match="is binary but the data has 3 classes"):
+        pegasos.PegasosClassifier(objective="hinge").fit(X[:3], [0, 1, 2])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        pegasos.PegasosClassifier().fit(X, np.linspace(0, 1, len(y)))
+    with pytest.raises(ValueError):
+        pegasos.PegasosClassifier().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="float32"):
+        pegasos.PegasosClassifier().fit(X.astype(np.float64) * 1e300, y)
+    clf = pegasos.PegasosClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :3])
+    with pytest.raises(ValueError):
+        pegasos.load("/nonexistent/model.json")
+    with pytest.raises((TypeError, ValueError)):
+        pegasos.PegasosClassifier().fit([["a", "b"]] * 4, [0, 1, 0, 1])
+
+
+def test_load_rejects_broken_model_files(tmp_path):
+    (tmp_path / "m.json").write_text('{"format_version": 1, "kind": "linear"')
+    with pytest.raises(ValueError, match="m.json"):
+        pegasos.load(tmp_path / "m.json")
+
+
+def test_fits_in_threads_run_concurrently_and_agree():
+    """Training releases the GIL; fits in parallel Python threads give the sequential models."""
+    from concurrent.futures import ThreadPoolExecutor
+    X, y = make_multiclass_data(n=400)
+    params = [dict(lam=lam, objective=objective) for lam in (1e-3, 1e-2) for objective in ("ova", "multiclass_hinge")]
+    sequential = [model_text(pegasos.PegasosClassifier(**p).fit(X, y)) for p in params]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(lambda p: model_text(pegasos.PegasosClassifier(n_jobs=2, **p).fit(X, y)), params))
+    assert parallel == sequential
+
+
+def test_warm_start_continues_from_the_fitted_model():
+    X, y = make_multiclass_data(n=600)
+    cold = pegasos.PegasosClassifier(objective="multiclass_hinge", lam=1e-3).fit(X, y)
+    warm = pegasos.PegasosClassifier(objective="multiclass_hinge", lam=1e-3, warm_start=True)
+    warm.fit(X[:500], y[:500])
+    assert "warm_start" not in warm.training_
+    warm.fit(X, y)
+    assert "warm_start" in warm.training_ and warm.training_["converged"]
+    assert abs(warm.training_["objective"] - cold.training_["objective"]) <= 1e-3 * cold.training_["objective"]
+    np.testing.assert_array_equal(warm.classes_, cold.classes_)
+    # binary SDCA from the optimum on the same data: the dual point rebuilt from the margins
+    # is nearly optimal, a few passes instead of 7
+    Xb, yb = make_binary_data(n=600)
+    binary = pegasos.PegasosClassifier(lam=1e-2, warm_start=True).fit(Xb, yb)
+    first = binary.training_["epochs"]
+    assert binary.fit(Xb, yb).training_["converged"] and binary.training_["epochs"] <= 0.5 * first
+    with pytest.raises(ValueError, match="hinge"):  # another objective than the model's
+        warm.set_params(objective="ova").fit(X, y)
+
+
+def test_transfer_from_a_fitted_estimator():
+    X, y = make_binary_data(seed=0)
+    X2, y2 = make_binary_data(n=60, seed=5)
+    source = pegasos.PegasosClassifier(lam=1e-2).fit(X, y)
+    near = pegasos.PegasosClassifier(source=source, lam=1e3).fit(X2, y2)  # large lam: w stays at w_source
+    assert near.training_["solver"] == "sdca"
+    np.testing.assert_allclose(near.coef_, source.coef_, atol=2e-3)
+    free = pegasos.PegasosClassifier(lam=1e3).fit(X2, y2)
+    assert np.abs(free.coef_).max() < 1e-2
+    with pytest.raises(ValueError, match="source_model"):
+        pegasos.PegasosClassifier(objective="transfer").fit(X2, y2)
+    with pytest.raises(TypeError, match="source"):
+        pegasos.PegasosClassifier(source=3).fit(X2, y2)
+    with pytest.raises(ValueError, match="labels|classes"):
+        pegasos.PegasosClassifier(source=source).fit(X2, np.where(y2 > 0, "a", "b"))
+
+
+def test_in_pipelines_and_calibration():
+    """No predict_proba of its own; scikit-learn's calibration and pipelines wrap it."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = make_multiclass_data(n=300)
+    pipe = make_pipeline(StandardScaler(), pegasos.PegasosClassifier(objective="multiclass_hinge")).fit(X, y)
+    assert pipe.score(X, y) > 0.9
+    calibrated = CalibratedClassifierCV(pegasos.PegasosClassifier(), cv=3).fit(X, y)
+    proba = calibrated.predict_proba(X)
+    assert proba.shape == (len(y), 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_partial_fit():
+    X, y = make_multiclass_data(n=1200)
+    chunks = np.array_split(np.arange(len(y)), 12)
+    online = pegasos.PegasosClassifier(objective="multiclass_hinge", lam=1e-3)
+    with pytest.raises(ValueError, match="classes"):
+        online.partial_fit(X[:10], y[:10])
+    for epoch in range(3):
+        for chunk in chunks:
+            online.partial_fit(X[chunk], y[chunk], classes=np.unique(y) if epoch == 0 else None)
+    assert online.training_["solver"] == "pegasos" and "warm_start" in online.training_
+    assert online.score(X, y) > 0.9
+    # one call = one Pegasos epoch from zero, as fit with those settings
+    first = pegasos.PegasosClassifier(lam=1e-3, objective="ova").partial_fit(X[:200], y[:200], classes=np.unique(y))
+    same = pegasos.PegasosClassifier(lam=1e-3, objective="ova", solver="pegasos", epochs=1).fit(X[:200], y[:200])
+    np.testing.assert_array_equal(first.decision_function(X), same.decision_function(X))
+    # a chunk may miss classes; unknown labels and a changed feature count are errors
+    only_cats = y == "cat"
+    online.partial_fit(X[only_cats][:20], y[only_cats][:20])
+    with pytest.raises(ValueError, match="not in classes"):
+        online.partial_fit(X[:5], np.array(["cow"] * 5))
+    with pytest.raises(ValueError, match="features"):
+        online.partial_fit(X[:5, :3], y[:5])
+
+
+@pytest.mark.parametrize("solver", ["pegasos", "sdca"])
+def test_ctrl_c_stops_training(solver):
+    """A signal (here interrupt_main, as Ctrl-C) stops a long fit within an epoch: KeyboardInterrupt."""
+    import _thread
+    import threading
+    import time
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 50)).astype(np.float32)
+    y = np.where(rng.random(20000) < 0.5, 1, -1)  # noise: no early convergence
+    clf = pegasos.PegasosClassifier(lam=1e-9, solver=solver, epochs=10 ** 6, tol=1e-12)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            clf.fit(X, y)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 30
+    assert not hasattr(clf, "_model")
