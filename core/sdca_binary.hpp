@@ -227,6 +227,10 @@ class BinarySdca {
     activate_all();
     T_ = sdca_visit_budget(s, sq_, automatic_);
     shrinking_ = automatic_;
+    if (start != nullptr && automatic_) {
+      const double p0 = primal();
+      checks_.warm_start(p0, dual());
+    }
   }
 
   TrainResult run() {

@@ -202,6 +202,10 @@ class MulticlassSdca {
     if (start != nullptr) {  // a warm start's own weights: the first candidate of the certificate
       checks_.best.certify_best = true;
       checks_.best.offer(primal_objective(data, objective, s, start->weights, start->bias), start->weights, start->bias);
+      if (automatic_) {
+        const double p0 = primal();
+        checks_.warm_start(p0, dual());
+      }
     }
   }
 

@@ -358,3 +358,29 @@ TEST_CASE("stored duals: a corrupt duals section is refused, exit 2 naming the f
   refused([](nlohmann::json& d) { d.erase("rows"); }, "/rows");
   refused([](nlohmann::json& d) { d = 3; }, ": expected an object");
 }
+
+TEST_CASE("stored duals: one more day with 1% new rows takes fewer passes than training from zero", "[warm][duals]") {
+  testutil::TempDir dir("warm-day2");
+  const Dataset all = fixtures::gaussian(1000, 20, 23, 0.8);
+  Dataset day1;
+  day1.classes = all.classes;
+  for (std::size_t i = 0; i < 990; ++i) {
+    const RowView x = all.row(i);
+    day1.append_row({x.indices, x.nnz}, {x.values, x.nnz}, x.label);
+  }
+  day1.dimension = all.dimension;
+  const auto settings = [](std::vector<std::string> extra) {
+    extra.push_back("lambda=1e-3");
+    return pegasos::api::Settings::load("", extra);
+  };
+  const std::string old = dir.file("yesterday.json");
+  pegasos::api::train(settings({}), day1).save(old);
+  const nlohmann::json cold = pegasos::api::train(settings({}), all).any().training();
+  const nlohmann::json warm = pegasos::api::train(settings({"init_model=\"" + old + "\""}), all).any().training();
+  INFO("cold passes " << cold["epochs"] << ", warm " << warm["epochs"]);
+  REQUIRE(cold["converged"] == true);
+  REQUIRE(warm["converged"] == true);
+  CHECK(warm["epochs"].get<double>() < cold["epochs"].get<double>());
+  CHECK(std::abs(warm["objective"].get<double>() - cold["objective"].get<double>()) <=
+        5e-4 * cold["objective"].get<double>());
+}
