@@ -112,6 +112,22 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         self.source = source
         self.warm_start = warm_start
 
+    # scikit-learn's estimator checks this estimator fails by design (check_estimator skips
+    # them with a SkipTestWarning; parametrize_with_checks marks them xfail). The key is the
+    # check function's name, so both kinds of check_sample_weights_invariance are covered.
+    _XFAIL_CHECKS = {
+        "check_sample_weights_not_overwritten":
+            "non-uniform sample_weight raises ValueError: the engine has per-class costs "
+            "(class_weight), not per-example weights",
+        "check_sample_weights_invariance":
+            "kind=zeros: zero weights drop their rows, but the check also shuffles the rows, so "
+            "the solver visits them in another order and stops at another point within its "
+            "tolerance (differences ~3e-7 > the check's rtol 1e-7); kind=ones passes",
+    }
+
+    def _more_tags(self):
+        return {"_xfail_checks": dict(self._XFAIL_CHECKS)}
+
     # ---- settings -------------------------------------------------------------------
 
     def _objective_name(self, n_classes):
