@@ -1,0 +1,124 @@
+"""predict_proba: Platt scaling on out-of-fold decision values (probability=True)."""
+import gzip
+import json
+import os
+
+import numpy as np
+import pytest
+
+from pegasos import PegasosClassifier, TextVectorizer
+from pegasos.platt import platt_fit, platt_loss, platt_predict, smoothed_targets
+
+from conftest import make_binary_data, make_multiclass_data
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "data")
+
+
+def test_no_probability_no_predict_proba():
+    X, y = make_binary_data()
+    clf = PegasosClassifier().fit(X, y)
+    assert not hasattr(clf, "predict_proba")
+    assert not hasattr(clf, "predict_log_proba")
+    with pytest.raises(AttributeError, match="probability=True"):
+        clf.predict_proba(X)
+    assert hasattr(PegasosClassifier(probability=True), "predict_proba")
+
+
+def test_binary_probabilities():
+    X, y = make_binary_data(n=400)
+    clf = PegasosClassifier(lam=1e-3, probability=True, random_state=3).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(y), 2)
+    assert np.all((proba >= 0) & (proba <= 1))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(clf.predict_log_proba(X), np.log(proba))
+    # monotone (increasing) in the decision value toward classes_[1]
+    f = clf.decision_function(X)
+    order = np.argsort(f)
+    assert np.all(np.diff(proba[order, 1]) >= 0)
+    assert clf.platt_[0][0] < 0  # P = 1 / (1 + exp(A f + B)) with A < 0
+    # the final model is the plain fit's; the calibration does not change it
+    plain = PegasosClassifier(lam=1e-3, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(plain.decision_function(X), f)
+    # the folds are fixed by random_state
+    again = PegasosClassifier(lam=1e-3, probability=True, random_state=3).fit(X, y)
+    assert again.platt_ == clf.platt_
+
+
+def test_multiclass_probabilities():
+    X, y = make_multiclass_data(n=300)
+    clf = PegasosClassifier(lam=1e-3, probability=True).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(y), 3)
+    assert np.all((proba >= 0) & (proba <= 1))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    assert len(clf.platt_) == 3
+    # each column is its class's one-vs-rest sigmoid, normalised
+    scores = clf.decision_function(X)
+    raw = np.column_stack([platt_predict(A, B, scores[:, c]) for c, (A, B) in enumerate(clf.platt_)])
+    np.testing.assert_allclose(proba, raw / raw.sum(axis=1, keepdims=True))
+    assert np.mean(clf.classes_[proba.argmax(axis=1)] == y) > 0.9
+
+
+def test_probability_needs_two_per_class():
+    X, y = make_binary_data(n=50)
+    y[:] = -1
+    y[0] = 1
+    with pytest.raises(ValueError, match="at least 2 per class"):
+        PegasosClassifier(probability=True).fit(X, y)
+
+
+def test_partial_fit_drops_calibration():
+    X, y = make_binary_data()
+    clf = PegasosClassifier(probability=True).fit(X, y)
+    clf.predict_proba(X)
+    clf.partial_fit(X, y)
+    with pytest.raises(AttributeError, match="no calibration"):
+        clf.predict_proba(X)
+
+
+def test_platt_fit_matches_brute_force():
+    """The Newton fit reaches the minimum of the same smoothed log-loss that a derivative-free
+    minimiser (scipy's Nelder-Mead, tight tolerances) finds, to 1e-6."""
+    optimize = pytest.importorskip("scipy.optimize")
+    rng = np.random.default_rng(7)
+    for n, shift, scale in ((60, 0.3, 1.0), (200, -0.5, 3.0), (25, 0.1, 0.5)):
+        f = rng.normal(size=n) * scale
+        positive = f + rng.normal(scale=scale, size=n) > shift
+        assert 3 <= positive.sum() <= n - 3
+        t = smoothed_targets(positive)
+        A, B = platt_fit(f, positive)
+        best = optimize.minimize(lambda ab: platt_loss(ab[0], ab[1], f, t), x0=[0.0, 0.0], method="Nelder-Mead",
+                                 options={"xatol": 1e-11, "fatol": 1e-15, "maxiter": 50000, "maxfev": 100000})
+        np.testing.assert_allclose([A, B], best.x, atol=1e-6)
+        assert platt_loss(A, B, f, t) <= best.fun + 1e-12
+
+
+def test_platt_separable_stays_finite():
+    """Separable values (the smoothed targets keep the optimum finite)."""
+    f = np.array([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0])
+    A, B = platt_fit(f, f > 0)
+    assert np.isfinite(A) and np.isfinite(B) and A < 0
+    p = platt_predict(A, B, f)
+    assert np.all((p > 0) & (p < 1))
+
+
+def _spam(name):
+    with gzip.open(os.path.join(DATA, "spam_sample_%s.jsonl.gz" % name), "rt", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    return [r["text"] for r in rows], np.array([r["label"] for r in rows])
+
+
+def test_brier_better_than_raw_sigmoid_on_spam():
+    """Held-out Brier score of the calibrated probabilities vs 1 / (1 + exp(-f)) of the raw score."""
+    texts, y = _spam("train")
+    test_texts, y_test = _spam("test")
+    vec = TextVectorizer()
+    X, X_test = vec.fit_transform(texts), vec.transform(test_texts)
+    clf = PegasosClassifier(lam=1e-4, probability=True).fit(X, y)
+    positive = y_test == clf.classes_[1]
+    p = clf.predict_proba(X_test)[:, 1]
+    raw = 1.0 / (1.0 + np.exp(-clf.decision_function(X_test)))
+    brier, brier_raw = np.mean((p - positive) ** 2), np.mean((raw - positive) ** 2)
+    print("spam Brier: calibrated %.4f, raw sigmoid %.4f" % (brier, brier_raw))
+    assert brier < brier_raw
