@@ -253,7 +253,7 @@ TEST_CASE("inspect: multiclass lists per class, --class picks one, unknown class
     const json r = inspect_json(dir, model);
     REQUIRE(r["weights"].size() == 3);
     for (const json& w : r["weights"]) {
-      const std::size_t c = static_cast<std::size_t>(std::find(labels.begin(), labels.end(), w["class"]) - labels.begin());
+      const std::size_t c = static_cast<std::size_t>(std::find(labels.begin(), labels.end(), w["class"].get<std::string>()) - labels.begin());
       REQUIRE(c < 3);
       CHECK(w["positive"][0]["name"] == words[c]);
       CHECK(w.contains("bias"));
