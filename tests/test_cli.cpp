@@ -23,32 +23,11 @@ using Catch::Contains;
 using nlohmann::json;
 namespace fs = std::filesystem;
 using testutil::TempDir;
+using testutil::pegasos_run;
+using testutil::q;
+using testutil::Run;
 using testutil::read_text;
 using testutil::write_text;
-
-// Single-quoted for the shell (the temp paths contain no quotes).
-std::string q(const std::string& s) { return "'" + s + "'"; }
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-// Run `pegasos ARGS` with stdout and stderr captured.
-Run pegasos_run(const TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt");
-  const std::string err = dir.file("stderr.txt");
-  const std::string command = q(PEGASOS_BINARY) + " " + args + " >" + q(out) + " 2>" + q(err) + " </dev/null";
-  const int status = std::system(command.c_str());
-  INFO("command: " << command);
-  REQUIRE(status != -1);
-  REQUIRE(WIFEXITED(status));
-  Run r;
-  r.code = WEXITSTATUS(status);
-  r.out = read_text(out);
-  r.err = read_text(err);
-  return r;
-}
 
 // Linearly separable ham/spam data: feature 1 is >= 0.5 for spam and <= -0.5
 // for ham; features 2..4 are noise; a few rows have a sparse feature 6.

@@ -28,23 +28,9 @@ namespace {
 using Catch::Contains;
 using nlohmann::json;
 using testutil::TempDir;
-
-std::string q(const std::string& s) { return "'" + s + "'"; }
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-Run pegasos_run(const TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command = q(PEGASOS_BINARY) + " " + args + " >" + q(out) + " 2>" + q(err) + " </dev/null";
-  const int status = std::system(command.c_str());
-  INFO("command: " << command);
-  REQUIRE(status != -1);
-  REQUIRE(WIFEXITED(status));
-  return {WEXITSTATUS(status), testutil::read_text(out), testutil::read_text(err)};
-}
+using testutil::pegasos_run;
+using testutil::q;
+using testutil::Run;
 
 std::string libsvm_text(const pegasos::Dataset& ds) {
   std::string text;

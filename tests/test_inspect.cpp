@@ -25,28 +25,9 @@ using Catch::Contains;
 using nlohmann::json;
 using testutil::read_text;
 using testutil::TempDir;
-
-std::string q(const std::string& s) { return "'" + s + "'"; }
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-Run pegasos_run(const TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt");
-  const std::string err = dir.file("stderr.txt");
-  const std::string command = q(PEGASOS_BINARY) + " " + args + " >" + q(out) + " 2>" + q(err) + " </dev/null";
-  const int status = std::system(command.c_str());
-  INFO("command: " << command);
-  REQUIRE(status != -1);
-  REQUIRE(WIFEXITED(status));
-  Run r;
-  r.code = WEXITSTATUS(status);
-  r.out = read_text(out);
-  r.err = read_text(err);
-  return r;
-}
+using testutil::pegasos_run;
+using testutil::q;
+using testutil::Run;
 
 // Spam always says "winner", ham always "meeting"; both draw the same filler
 // words, so those two words must be the top positive and negative features.

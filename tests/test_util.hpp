@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <bit>
@@ -97,5 +98,27 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+#ifdef PEGASOS_BINARY
+// Single-quoted for the shell (the temp paths contain no quotes).
+inline std::string q(const std::string& s) { return "'" + s + "'"; }
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+// Run the real `pegasos ARGS` through the shell with stdout and stderr
+// captured in `dir` and no standard input.
+inline Run pegasos_run(const TempDir& dir, const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = q(PEGASOS_BINARY) + " " + args + " >" + q(out) + " 2>" + q(err) + " </dev/null";
+  const int status = std::system(command.c_str());
+  INFO("command: " << command);
+  REQUIRE(status != -1);
+  REQUIRE(WIFEXITED(status));
+  return {WEXITSTATUS(status), read_text(out), read_text(err)};
+}
+#endif
 
 }  // namespace testutil

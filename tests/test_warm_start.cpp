@@ -110,19 +110,6 @@ TEST_CASE("warm start: Crammer-Singer SDCA and Pegasos reach the cold objective"
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string err;
-};
-
-Run run(const testutil::TempDir& dir, const std::string& args) {
-  const std::string err = dir.file("stderr.txt");
-  const std::string command = std::string("'") + PEGASOS_BINARY + "' " + args + " >/dev/null 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  REQUIRE(WIFEXITED(status));
-  return {WEXITSTATUS(status), testutil::read_text(err)};
-}
-
 std::string rows(std::uint64_t seed, std::size_t n, const char* pos, const char* neg, int extra_index = 0) {
   Rng rng(seed);
   std::string s;
@@ -145,9 +132,9 @@ TEST_CASE("train --init-model: warm-started model, summary, mismatches exit 2", 
   const std::string day1 = dir.write("day1.svm", rows(1, 200, "spam", "ham"));
   const std::string all = dir.write("all.svm", rows(1, 200, "spam", "ham") + rows(2, 40, "spam", "ham"));
   const std::string old = dir.file("old.json");
-  REQUIRE(run(dir, "train --set lambda=0.01 '" + day1 + "' '" + old + "'").code == 0);
+  REQUIRE(testutil::pegasos_run(dir, "train --set lambda=0.01 '" + day1 + "' '" + old + "'").code == 0);
 
-  const Run warm = run(dir, "train --set lambda=0.01 --init-model '" + old + "' '" + all + "' '" + dir.file("new.json") + "'");
+  const testutil::Run warm = testutil::pegasos_run(dir, "train --set lambda=0.01 --init-model '" + old + "' '" + all + "' '" + dir.file("new.json") + "'");
   REQUIRE(warm.code == 0);
   CHECK_THAT(warm.err, Contains("warm-started from " + old + ", stored duals for "));
   CHECK_THAT(warm.err, Contains(" of 240 rows)"));
@@ -160,11 +147,11 @@ TEST_CASE("train --init-model: warm-started model, summary, mismatches exit 2", 
   CHECK(model["settings"]["init_model"] == old);
   CHECK_FALSE(before["settings"].contains("init_model"));  // a cold model echoes its settings as before
   // Determinism: the same seed gives the same file (timings are not in it).
-  REQUIRE(run(dir, "train --set lambda=0.01 --set init_model='\"" + old + "\"' '" + all + "' '" + dir.file("again.json") + "'").code == 0);
+  REQUIRE(testutil::pegasos_run(dir, "train --set lambda=0.01 --set init_model='\"" + old + "\"' '" + all + "' '" + dir.file("again.json") + "'").code == 0);
   CHECK(testutil::read_text(dir.file("again.json")) == testutil::read_text(dir.file("new.json")));
 
   const auto refused = [&](const std::string& args, const std::string& data, const std::string& field) {
-    const Run r = run(dir, "train " + args + " --init-model '" + old + "' '" + data + "' '" + dir.file("x.json") + "'");
+    const testutil::Run r = testutil::pegasos_run(dir, "train " + args + " --init-model '" + old + "' '" + data + "' '" + dir.file("x.json") + "'");
     INFO(r.err);
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Contains(field));
@@ -194,8 +181,8 @@ TEST_CASE("train --init-model: one-vs-all continues per class", "[warm][cli]") {
   const std::string data = dir.write("three.svm", three);
   for (const char* objective : {"ova", "multiclass_hinge"}) {
     const std::string sets = std::string("--set objective=") + objective + " --set lambda=0.01 ";
-    REQUIRE(run(dir, "train " + sets + "'" + data + "' '" + dir.file("old.json") + "'").code == 0);
-    REQUIRE(run(dir, "train " + sets + "--init-model '" + dir.file("old.json") + "' '" + data + "' '" + dir.file("new.json") + "'").code == 0);
+    REQUIRE(testutil::pegasos_run(dir, "train " + sets + "'" + data + "' '" + dir.file("old.json") + "'").code == 0);
+    REQUIRE(testutil::pegasos_run(dir, "train " + sets + "--init-model '" + dir.file("old.json") + "' '" + data + "' '" + dir.file("new.json") + "'").code == 0);
     const auto cold = nlohmann::json::parse(testutil::read_text(dir.file("old.json")))["training"];
     const auto warm = nlohmann::json::parse(testutil::read_text(dir.file("new.json")))["training"];
     INFO(objective);
@@ -331,7 +318,7 @@ TEST_CASE("stored duals: a corrupt duals section is refused, exit 2 naming the f
   testutil::TempDir dir("warm-duals-bad");
   const std::string data = dir.write("data.svm", rows(1, 200, "spam", "ham"));
   const std::string old = dir.file("old.json");
-  REQUIRE(run(dir, "train --set lambda=0.01 '" + data + "' '" + old + "'").code == 0);
+  REQUIRE(testutil::pegasos_run(dir, "train --set lambda=0.01 '" + data + "' '" + old + "'").code == 0);
   const nlohmann::json good = nlohmann::json::parse(testutil::read_text(old));
   REQUIRE(good.contains("duals"));
   REQUIRE(good["duals"]["rows"].size() >= 2);
@@ -342,7 +329,7 @@ TEST_CASE("stored duals: a corrupt duals section is refused, exit 2 naming the f
     for (const std::string& command :
          {"train --init-model '" + dir.file("bad.json") + "' '" + data + "' '" + dir.file("x.json") + "'",
           "predict '" + dir.file("bad.json") + "' '" + data + "'"}) {
-      const Run r = run(dir, command);
+      const testutil::Run r = testutil::pegasos_run(dir, command);
       INFO(command << "\n" << r.err);
       CHECK(r.code == 2);
       CHECK_THAT(r.err, Contains(dir.file("bad.json") + ": /duals" + field));
