@@ -118,22 +118,37 @@ Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann:
                                         : ": the model was trained on numeric features (LIBSVM/CSV), but this is raw text"));
   }
   if (!text_model) {
-    ReadOptions r;
-    r.require_labels = require_labels;
-    r.format = format == DataFormat::kCsv ? DataFormat::kCsv : format == DataFormat::kLibsvm ? DataFormat::kLibsvm : DataFormat::kAuto;
-    r.normalize_rows = data_settings.value("normalize", "none") == "l2";
-    if (auto it = data_settings.find("label_column"); it != data_settings.end()) {
-      if (it->is_string()) r.label_column_name = it->get<std::string>();
-      else if (it->is_number_integer()) r.label_column = it->get<long>();
-    }
-    return input.numeric(r);
+    return input.numeric(model_read_options(data_settings, require_labels));
   }
   const TextFeaturizer featurizer = TextFeaturizer::from_json(features, "model", "/features");
-  const TextCorpus corpus = input.corpus(text_read_options(known ? format : DataFormat::kAuto, data_settings.value("text_field", "text"),
-                              data_settings.value("label_field", "label"), require_labels));
+  const TextCorpus corpus = input.corpus(model_text_read_options(data_settings, require_labels));
   Dataset ds = featurize_corpus(featurizer, corpus);
-  if (data_settings.value("normalize", "none") == "l2") ds.normalize_rows();
+  if (model_normalizes_rows(data_settings)) ds.normalize_rows();
   return ds;
+}
+
+bool model_normalizes_rows(const nlohmann::json& data_settings) {
+  return data_settings.value("normalize", "none") == "l2";
+}
+
+ReadOptions model_read_options(const nlohmann::json& data_settings, bool require_labels) {
+  const DataFormat format = parse_data_format(data_settings.value("format", "auto"));
+  ReadOptions r;
+  r.require_labels = require_labels;
+  r.format = format == DataFormat::kCsv ? DataFormat::kCsv : format == DataFormat::kLibsvm ? DataFormat::kLibsvm : DataFormat::kAuto;
+  r.normalize_rows = model_normalizes_rows(data_settings);
+  if (auto it = data_settings.find("label_column"); it != data_settings.end()) {
+    if (it->is_string()) r.label_column_name = it->get<std::string>();
+    else if (it->is_number_integer()) r.label_column = it->get<long>();
+  }
+  return r;
+}
+
+TextReadOptions model_text_read_options(const nlohmann::json& data_settings, bool require_labels) {
+  // A format name this pegasos does not know reads as auto.
+  const DataFormat format = parse_data_format(data_settings.value("format", "auto"));
+  return text_read_options(format, data_settings.value("text_field", "text"), data_settings.value("label_field", "label"),
+                           require_labels);
 }
 
 }  // namespace pegasos

@@ -10,6 +10,7 @@
 #include "core/dataset.hpp"
 #include "core/model.hpp"
 #include "drivers/config.hpp"
+#include "text/corpus.hpp"
 
 namespace pegasos {
 
@@ -28,6 +29,14 @@ struct TrainingData {
 // Throws InputError / ConfigError.
 TrainingData load_training_data(const TrainConfig& config, const std::string& path,
                                 const nlohmann::json& fixed_features = nullptr);
+
+// How a model file's "data" block (its reader settings) reads what the model
+// is applied to: numeric rows (format csv / libsvm, else auto; label_column;
+// normalize), raw text (text_field, label_field; the format, else auto), and
+// whether rows are scaled to unit norm after featurising.
+ReadOptions model_read_options(const nlohmann::json& data_settings, bool require_labels);
+TextReadOptions model_text_read_options(const nlohmann::json& data_settings, bool require_labels);
+bool model_normalizes_rows(const nlohmann::json& data_settings);
 
 // Read data to apply `model` to, with the model's reader settings and
 // featurizer. Raw text for a numeric model (or the reverse) is an error.

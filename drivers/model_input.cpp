@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/input_stream.hpp"
+#include "drivers/data.hpp"
 #include "text/corpus.hpp"
 #include "text/featurizer.hpp"
 
@@ -163,30 +164,21 @@ std::size_t count_rows(std::string_view bytes, InputKind kind, std::size_t first
 
 Dataset ModelReader::parse(std::string_view bytes, InputKind kind, const std::string& name, std::size_t first_line,
                            const std::string& id_field, std::vector<std::string>* ids) const {
-  const bool l2 = data_.value("normalize", "none") == "l2";
   Dataset ds;
   std::vector<std::string> field_ids;
   if (!text_model()) {
-    ReadOptions r;
-    r.require_labels = false;
+    ReadOptions r = model_read_options(data_, false);
     r.first_line = first_line;
-    if (auto it = data_.find("label_column"); it != data_.end()) {
-      if (it->is_string()) r.label_column_name = it->get<std::string>();
-      else if (it->is_number_integer()) r.label_column = it->get<long>();
-    }
     ds = kind == InputKind::kCsv ? parse_csv(bytes, name, r) : parse_libsvm(bytes, name, r);
   } else {
-    TextReadOptions o;
-    o.text_field = data_.value("text_field", "text");
-    o.label_field = data_.value("label_field", "label");
-    o.require_labels = false;
+    TextReadOptions o = model_text_read_options(data_, false);
     o.first_line = first_line;
     if (kind == InputKind::kJsonl && ids) o.id_field = id_field;
     const TextCorpus corpus = kind == InputKind::kJsonl ? parse_jsonl_corpus(bytes, name, o) : parse_tsv_corpus(bytes, name, o);
     ds = featurize_corpus(*featurizer_, corpus);
     field_ids = corpus.ids;
   }
-  if (l2) ds.normalize_rows();
+  if (model_normalizes_rows(data_)) ds.normalize_rows();
   if (ids == nullptr) return ds;
   if (!field_ids.empty()) {
     *ids = std::move(field_ids);
@@ -204,12 +196,11 @@ Dataset ModelReader::parse(std::string_view bytes, InputKind kind, const std::st
 }
 
 Dataset ModelReader::read_documents(const std::string& path, InputKind kind, std::vector<std::string>* ids) const {
-  TextReadOptions o;
+  TextReadOptions o = model_text_read_options(data_, false);
   o.format = kind == InputKind::kDirectory ? TextFormat::kDirectory : TextFormat::kDocument;
-  o.require_labels = false;
   const TextCorpus corpus = read_text_corpus(path, o);
   Dataset ds = featurize_corpus(*featurizer_, corpus);
-  if (data_.value("normalize", "none") == "l2") ds.normalize_rows();
+  if (model_normalizes_rows(data_)) ds.normalize_rows();
   if (ids) *ids = corpus.ids;
   return ds;
 }
