@@ -91,6 +91,23 @@ OperatingPoint operating_point(const std::vector<double>& scores, const std::vec
   return p;
 }
 
+namespace {
+
+// A threshold that takes the group of equal scores order[i..j) as positive
+// and the scores below it as negative: halfway to the next lower score, or
+// just below the group's score when it is the lowest.
+double threshold_below(const std::vector<double>& scores, const std::vector<std::size_t>& order, std::size_t i,
+                       std::size_t j) {
+  const double here = scores[order[i]];
+  if (j >= order.size()) return std::nextafter(here, -INFINITY);
+  const double next = scores[order[j]];
+  const double t = 0.5 * here + 0.5 * next;  // (not 0.5 * (here + next): no overflow for huge scores)
+  // Between adjacent doubles the midpoint rounds onto one of them; `next` still separates the groups.
+  return t >= next && t < here ? t : next;
+}
+
+}  // namespace
+
 std::optional<OperatingPoint> threshold_for_fpr(const std::vector<double>& scores,
                                                 const std::vector<char>& positive, double max_fpr) {
   const std::vector<std::size_t> order = order_by_score_desc(scores);
@@ -111,19 +128,28 @@ std::optional<OperatingPoint> threshold_for_fpr(const std::vector<double>& score
     if ((fp + gfp) / neg > max_fpr) break;
     tp += gtp;
     fp += gfp;
-    // Threshold halfway to the next lower score (or just below this one).
-    const double here = scores[order[i]];
-    if (j < order.size()) {
-      const double next = scores[order[j]];
-      best_threshold = 0.5 * here + 0.5 * next;  // (not 0.5 * (here + next): no overflow for huge scores)
-      // Between adjacent doubles the midpoint rounds onto one of them; `next` still separates the groups.
-      if (!(best_threshold >= next && best_threshold < here)) best_threshold = next;
-    } else {
-      best_threshold = std::nextafter(here, -INFINITY);
-    }
+    best_threshold = threshold_below(scores, order, i, j);
     i = j;
   }
   return operating_point(scores, positive, best_threshold);
+}
+
+std::optional<OperatingPoint> threshold_for_recall(const std::vector<double>& scores,
+                                                   const std::vector<char>& positive, double min_recall) {
+  const std::vector<std::size_t> order = order_by_score_desc(scores);
+  double pos = 0, neg = 0;
+  for (char p : positive) (p ? pos : neg) += 1;
+  if (pos == 0 || neg == 0) return std::nullopt;
+  // Lower the threshold group by group until the recall is reached.
+  double tp = 0;
+  std::size_t i = 0;
+  while (i < order.size()) {
+    std::size_t j = i;
+    while (j < order.size() && scores[order[j]] == scores[order[i]]) tp += positive[order[j++]] ? 1 : 0;
+    if (tp / pos >= min_recall) return operating_point(scores, positive, threshold_below(scores, order, i, j));
+    i = j;
+  }
+  return operating_point(scores, positive, threshold_below(scores, order, order.size() - 1, order.size()));
 }
 
 }  // namespace pegasos

@@ -45,6 +45,12 @@ std::optional<double> roc_auc(const std::vector<double>& scores, const std::vect
 std::optional<OperatingPoint> threshold_for_fpr(const std::vector<double>& scores,
                                                 const std::vector<char>& positive, double max_fpr);
 
+// The operating point with the highest threshold whose recall is at least
+// min_recall (the threshold is placed between distinct scores). nullopt when
+// there are no negatives or no positives.
+std::optional<OperatingPoint> threshold_for_recall(const std::vector<double>& scores,
+                                                   const std::vector<char>& positive, double min_recall);
+
 // Precision, recall and FPR when predicting positive for score > threshold.
 OperatingPoint operating_point(const std::vector<double>& scores, const std::vector<char>& positive, double threshold);
 
