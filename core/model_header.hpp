@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/calibration.hpp"
+
 namespace pegasos {
 
 // The class a model predicts from its scores, for every model kind: binary
@@ -39,9 +41,27 @@ struct ModelHeader {
   std::uint32_t dimension = 0;
   int outputs = 1;  // 1 for binary, K for multiclass
 
+  // The operating point chosen at training time (train --calibrate,
+  // max_fpr / target_recall; drivers/fit.hpp), absent from other models.
+  // calibration: one Platt sigmoid per output (empty: no probabilities);
+  // threshold: binary models predict class 1 when score > threshold (0 when
+  // absent). The blocks' other members (how they were chosen, out-of-fold
+  // figures) are kept as the text of JSON objects, written back unchanged.
+  std::vector<Platt> calibration;
+  std::optional<double> threshold;
+  std::string calibration_record, threshold_record;
+
   bool binary() const { return outputs == 1; }
-  // Predicted class id from scores.
-  int predict_class(const double* scores) const { return predicted_class(scores, outputs); }
+  bool calibrated() const { return !calibration.empty(); }
+  // Predicted class id from scores (binary: against the stored threshold).
+  int predict_class(const double* scores) const {
+    if (outputs == 1) return scores[0] > threshold.value_or(0.0) ? 1 : 0;
+    return predicted_class(scores, outputs);
+  }
+  // P(class k) for every class (classes.size() values) from one row's scores.
+  void probabilities(const double* scores, double* out) const {
+    calibrated_probabilities(calibration, scores, outputs, out);
+  }
 };
 
 // The "training" block of a model file. Every field is optional: a file

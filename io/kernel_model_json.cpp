@@ -137,6 +137,7 @@ std::string kernel_model_to_json(const KernelModel& m) {
             {"training", std::move(training)},
             {"support_vectors", std::move(rows)},
             {"coefficients", std::move(coefficients)}};
+  operating_point_to_json(m, j);
   return j.dump(1) + "\n";
 }
 
@@ -209,6 +210,7 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
   if (auto it = j.find("settings"); it != j.end() && it->is_object()) m.settings = json_object_text(*it);
   if (auto it = j.find("data"); it != j.end() && it->is_object()) m.data = json_object_text(*it);
   if (auto it = j.find("training"); it != j.end() && it->is_object()) m.training = training_from_json(*it);
+  operating_point_from_json(j, name, m);
   m.prepare();
   return m;
 }

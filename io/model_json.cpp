@@ -93,6 +93,7 @@ std::string model_to_json(const Model& m) {
             {"data", json_object_of(m.data)},
             {"training", training_to_json(m.training)},
             {"features", features_json(m)}};
+  operating_point_to_json(m, j);
   // Invalid UTF-8 can only come from a --set string (labels are checked when
   // read); replace it rather than fail after training.
   std::string out = j.dump(1, ' ', false, json::error_handler_t::replace);
@@ -287,6 +288,7 @@ Model model_from_json_value(const json& j, const std::string& name) {
   read_model_header(j, name, m);
   read_model_weights(j, name, m);
   read_model_sections(j, name, m);
+  operating_point_from_json(j, name, m);
   if (auto it = j.find("duals"); it != j.end() && !it->is_null()) m.duals = duals_from_json(*it, name, m.outputs);
   return m;
 }

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "io/json_checks.hpp"
+
 namespace pegasos {
 namespace {
 
@@ -157,5 +159,60 @@ std::optional<std::vector<double>> training_class_cost(const TrainingSummary& s)
 }
 
 json json_object_of(const std::string& text) { return json::parse(text); }
+
+void operating_point_to_json(const ModelHeader& h, nlohmann::json& model) {
+  if (h.calibrated()) {
+    json block = h.calibration_record.empty() ? json::object() : json_object_of(h.calibration_record);
+    json a = json::array(), b = json::array();
+    for (const Platt& p : h.calibration) {
+      if (!std::isfinite(p.a) || !std::isfinite(p.b)) throw std::logic_error("refusing to save a non-finite calibration");
+      a.push_back(p.a);
+      b.push_back(p.b);
+    }
+    block["method"] = "platt";
+    block["a"] = std::move(a);
+    block["b"] = std::move(b);
+    model["calibration"] = std::move(block);
+  }
+  if (h.threshold) {
+    if (!std::isfinite(*h.threshold)) throw std::logic_error("refusing to save a non-finite threshold");
+    json block = h.threshold_record.empty() ? json::object() : json_object_of(h.threshold_record);
+    block["score"] = *h.threshold;
+    model["threshold"] = std::move(block);
+  }
+}
+
+void operating_point_from_json(const nlohmann::json& model, const std::string& name, ModelHeader& h) {
+  using json_checks::bad;
+  if (auto it = model.find("calibration"); it != model.end() && !it->is_null()) {
+    if (!it->is_object()) bad(name, "/calibration", "expected an object");
+    if (it->value("method", json()) != "platt") bad(name, "/calibration/method", "expected \"platt\"");
+    json rest = *it;
+    const std::size_t K = static_cast<std::size_t>(h.outputs);
+    for (const char* key : {"a", "b"}) {
+      const json& v = json_checks::need(*it, key, name, "/calibration", "pegasos model");
+      if (!v.is_array() || v.size() != K) {
+        bad(name, std::string("/calibration/") + key, "expected an array of " + std::to_string(K) + " numbers (one per output)");
+      }
+      rest.erase(key);
+    }
+    h.calibration.assign(K, Platt{});
+    for (std::size_t k = 0; k < K; ++k) {
+      h.calibration[k].a = json_checks::finite_number((*it)["a"][k], name, "/calibration/a/" + std::to_string(k));
+      h.calibration[k].b = json_checks::finite_number((*it)["b"][k], name, "/calibration/b/" + std::to_string(k));
+    }
+    rest.erase("method");
+    h.calibration_record = json_object_text(rest);
+  }
+  if (auto it = model.find("threshold"); it != model.end() && !it->is_null()) {
+    if (!it->is_object()) bad(name, "/threshold", "expected an object");
+    if (h.outputs != 1) bad(name, "/threshold", "a decision threshold is for binary models");
+    const json& score = json_checks::need(*it, "score", name, "/threshold", "pegasos model");
+    h.threshold = json_checks::finite_number(score, name, "/threshold/score");
+    json rest = *it;
+    rest.erase("score");
+    h.threshold_record = json_object_text(rest);
+  }
+}
 
 }  // namespace pegasos

@@ -30,6 +30,15 @@ TrainingSummary training_from_json(const nlohmann::json& object);
 std::optional<double> training_regularizer(const TrainingSummary& summary);
 std::optional<std::vector<double>> training_class_cost(const TrainingSummary& summary);
 
+// The operating point blocks of a model file (either kind), present only when
+// training chose them (core/model_header.hpp):
+//   "calibration": {"method": "platt", "a": [outputs], "b": [outputs], ...}
+//   "threshold":   {"score": t, ...}   (binary models)
+// Other members are carried as text. operating_point_from_json throws
+// InputError "NAME: /calibration/a/0: ..." for a malformed block.
+void operating_point_to_json(const ModelHeader& header, nlohmann::json& model);
+void operating_point_from_json(const nlohmann::json& model, const std::string& name, ModelHeader& header);
+
 // The text of a JSON object (settings, data, features) and back.
 std::string json_object_text(const nlohmann::json& object);
 nlohmann::json json_object_of(const std::string& text);
