@@ -89,7 +89,9 @@ std::vector<ConfigKey> key_list() {
       {"init_model", "",
        "warm start: continue training from this model (same objective, classes, features, bias) instead of from "
        "zero; also train --init-model"},
-      {"lambda", 1e-4, "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms)"},
+      {"lambda", 1e-4,
+       "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms), or \"auto\": chosen by stratified "
+       "cv_folds-fold cross-validation along a warm-started path, C = 0.01..1000 (README § Choosing λ)"},
       {"solver", "auto",
        "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective) | "
        "auto: sdca for the linear objectives (bias none or feature), else pegasos; pegasos whenever "},  // + below
@@ -112,6 +114,15 @@ std::vector<ConfigKey> key_list() {
        "SDCA: store the non-zero dual variables in the model (a row hash and α per support vector, the `duals` "
        "section) so a warm start (init_model) resumes from them; false: a smaller file, warm starts rebuild them from "
        "the margins (a run setting)"},
+      {"cv_folds", 5, "folds of the cross-validation inside training: lambda \"auto\", calibrate, max_fpr, target_recall"},
+      {"calibrate", false,
+       "fit Platt probabilities (a sigmoid per output) on out-of-fold decision values and store them in the model "
+       "(predict --proba; also train --calibrate)"},
+      {"max_fpr", nullptr,
+       "binary: store the decision threshold whose out-of-fold false-positive rate is at most this (also train --max-fpr)"},
+      {"target_recall", nullptr,
+       "binary: store the highest decision threshold whose out-of-fold recall is at least this (also train "
+       "--target-recall)"},
       {"strict", false, "fail (exit 3, no model written) when training ends without certified convergence (a run setting)"},
       {"format", "auto", "data format: auto (by extension or folder) | libsvm | csv | jsonl | text_tsv | text_dir"},
       {"features", nullptr, "raw text: featurisation settings (tokenizer, n-grams, hashing or vocabulary, tf-idf)"},
@@ -352,6 +363,35 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
   }
 }
 
+// What training chooses by cross-validation on its own data: lambda "auto",
+// the number of folds, calibration and the stored threshold. Echoed in the
+// model's settings only when set (models without them stay as they were).
+void read_selection(json& all, const std::string& origin, TrainConfig& c) {
+  c.lambda_auto = all["lambda"] == "auto";
+  if (all["lambda"].is_string() && !c.lambda_auto) {
+    fail(origin, "lambda", "expected a number, found string " + shown(all["lambda"]) + " (or \"auto\": chosen by cross-validation)");
+  }
+  const std::int64_t folds = integer(all["cv_folds"], origin, "cv_folds");
+  if (folds < 2 || folds > 100) fail(origin, "cv_folds", "must be between 2 and 100");
+  c.cv_folds = static_cast<int>(folds);
+  c.calibrate = boolean(all["calibrate"], origin, "calibrate");
+  for (const char* key : {"max_fpr", "target_recall"}) {
+    if (all[key].is_null()) continue;
+    const double v = number(all[key], origin, key);
+    const bool fpr = std::string(key) == "max_fpr";
+    if (!(v > 0 && (fpr ? v < 1 : v <= 1))) fail(origin, key, fpr ? "must be in (0, 1)" : "must be in (0, 1]");
+    (fpr ? c.max_fpr : c.target_recall) = v;
+  }
+  if (c.max_fpr && c.target_recall) fail(origin, "target_recall", "set either max_fpr or target_recall, not both");
+  if ((c.max_fpr || c.target_recall) && c.objective.multiclass) {
+    fail(origin, c.max_fpr ? "max_fpr" : "target_recall",
+         "a decision threshold is for binary objectives; " + std::string(c.objective.name) + " is multiclass");
+  }
+  for (const char* key : {"cv_folds", "calibrate", "max_fpr", "target_recall"}) {
+    if (all[key] == default_of(key)) all.erase(key);
+  }
+}
+
 // seed, threads, the stopping rule (tolerance, max_epochs) and strict.
 void read_run_settings(json& all, const std::string& origin, TrainConfig& c) {
   EngineSettings& e = c.engine;
@@ -423,7 +463,14 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   read_objective(merged, all, origin, c);
   read_source_model(all, origin, c);
   read_init_model(all, origin, c);
-  read_steps(all, origin, c.engine);
+  read_selection(all, origin, c);
+  if (c.lambda_auto) {  // the steps are read with a stand-in λ; training replaces it (drivers/fit.hpp)
+    json steps = all;
+    steps["lambda"] = default_of("lambda");
+    read_steps(steps, origin, c.engine);
+  } else {
+    read_steps(all, origin, c.engine);
+  }
   read_solver(all, origin, c.objective, c.engine);
   read_run_settings(all, origin, c);
   read_data_settings(all, origin, c);

@@ -53,6 +53,13 @@ struct TrainConfig {
   int threads = 0;             // 0 = all cores
   bool strict = false;         // an uncertified model is an error (exit 3), not a warning
   bool keep_duals = true;      // SDCA models store their support vectors' dual variables
+  // Chosen by cross-validation inside training (drivers/fit.hpp): λ
+  // ("auto"; engine.lambda is a stand-in until then), calibration, the
+  // stored decision threshold; cv_folds folds.
+  bool lambda_auto = false;
+  int cv_folds = 5;
+  bool calibrate = false;
+  std::optional<double> max_fpr, target_recall;
   // Every training key with its final value, as written into model files
   // and experiment results (a record: no code reads settings from it).
   nlohmann::json resolved;

@@ -2,6 +2,7 @@
 // the messages users see for mistakes.
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -67,17 +68,22 @@ TEST_CASE("config: defaults", "[config]") {
   CHECK(c.read.max_feature_index == read_defaults.max_feature_index);
 
   // `resolved` lists every key with its default, and nothing else, except
-  // init_model, echoed only when given, and keep_duals, only when false (cold
-  // models' settings stay as they were).
+  // init_model, echoed only when given, keep_duals, only when false, and the
+  // settings of what training chooses by cross-validation (cv_folds,
+  // calibrate, max_fpr, target_recall), only when set (cold models' settings
+  // stay as they were).
+  const std::vector<std::string> when_set = {"init_model", "keep_duals", "cv_folds", "calibrate", "max_fpr", "target_recall"};
   REQUIRE(c.resolved.is_object());
-  CHECK(c.resolved.size() + 2 == pegasos::config_keys().size());
+  CHECK(c.resolved.size() + when_set.size() == pegasos::config_keys().size());
+  for (const auto& key : when_set) CHECK_FALSE(c.resolved.contains(key));
+  CHECK(pegasos::config_from_json({{"calibrate", true}, {"cv_folds", 3}}, "test").resolved["cv_folds"] == 3);
   CHECK_FALSE(c.resolved.contains("init_model"));
   CHECK_FALSE(c.resolved.contains("keep_duals"));
   CHECK(c.keep_duals);
   CHECK(pegasos::config_from_json({{"keep_duals", false}}, "test").resolved["keep_duals"] == false);
   for (const auto& k : pegasos::config_keys()) {
     CAPTURE(k.name);
-    if (k.name == "init_model" || k.name == "keep_duals") continue;
+    if (std::find(when_set.begin(), when_set.end(), k.name) != when_set.end()) continue;
     REQUIRE(c.resolved.contains(k.name));
     CHECK(c.resolved[k.name] == k.default_value);
     CHECK_FALSE(k.help.empty());
@@ -200,6 +206,14 @@ TEST_CASE("config: wrong types", "[config]") {
       {{{"seed", -1}}, "seed: must be >= 0"},
       {{{"lambda", 0}}, "lambda: must be > 0"},
       {{{"lambda", -1e-3}}, "lambda: must be > 0"},
+      {{{"lambda", "Auto"}}, "lambda: expected a number, found string \"Auto\" (or \"auto\""},
+      {{{"cv_folds", 1}}, "cv_folds: must be between 2 and 100"},
+      {{{"calibrate", "yes"}}, "calibrate: expected true or false"},
+      {{{"max_fpr", 0}}, "max_fpr: must be in (0, 1)"},
+      {{{"max_fpr", 1}}, "max_fpr: must be in (0, 1)"},
+      {{{"target_recall", 1.5}}, "target_recall: must be in (0, 1]"},
+      {{{"max_fpr", 0.01}, {"target_recall", 0.9}}, "target_recall: set either max_fpr or target_recall, not both"},
+      {{{"objective", "ova"}, {"max_fpr", 0.01}}, "max_fpr: a decision threshold is for binary objectives"},
       {{{"iterations", 100}, {"epochs", 2}}, "iterations: set either iterations or epochs, not both"},
       {{{"output", "random"}}, "output: 'random' picks an iterate uniformly from 1..T, so it needs iterations or epochs"},
   }));
