@@ -11,6 +11,7 @@
 #include "drivers/config.hpp"
 #include "drivers/cross_validate.hpp"
 #include "drivers/data.hpp"
+#include "drivers/fit.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/warm_start.hpp"
 #include "io/model_json.hpp"
@@ -107,7 +108,7 @@ Trained train(const Settings& settings, const std::string& data_path,
   out.nnz = loaded.data.nnz();
   out.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   check_config_against_data(config, loaded.data);
-  out.model = wrap(train_any_model(config, loaded.data, loaded.features, on_epoch));
+  out.model = wrap(fit_model(config, loaded.data, loaded.features, on_epoch));
   return out;
 }
 
@@ -124,7 +125,7 @@ Model train(const Settings& settings, Dataset data, const std::function<bool(con
   if (!config.init_model.empty()) load_init_model(config, false);
   check_input_kind(config, false);
   check_config_against_data(config, data);
-  return wrap(train_any_model(config, data, nullptr, on_epoch));
+  return wrap(fit_model(config, data, nullptr, on_epoch));
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include "core/metrics.hpp"
 #include "core/solver.hpp"
 #include "drivers/experiment.hpp"
+#include "drivers/fit.hpp"
 #include "drivers/registry.hpp"
 #include "io/model_json.hpp"
 
@@ -167,17 +168,19 @@ namespace {
 
 struct FoldScore {
   double accuracy = 0, balanced = 0, passes = 0, seconds = 0;
+  std::size_t outputs = 0;  // scores per row
 };
 
-// Every class keeps at least one row in every training part.
-void check_folds(const Dataset& data, const std::vector<std::vector<std::size_t>>& folds) {
+// Every class keeps at least one row in every training part (`what` names
+// the setting or flag in the message).
+void check_folds(const Dataset& data, const std::vector<std::vector<std::size_t>>& folds, const std::string& what) {
   const auto counts = data.class_counts();
   for (const auto& fold : folds) {
     std::vector<std::size_t> held(counts.size(), 0);
     for (std::size_t i : fold) ++held[static_cast<std::size_t>(data.labels[i])];
     for (std::size_t k = 0; k < counts.size(); ++k) {
       if (held[k] == counts[k]) {
-        throw InputError("--cv " + std::to_string(folds.size()) + ": class '" + data.classes[k] + "' has only " +
+        throw InputError(what + " " + std::to_string(folds.size()) + ": class '" + data.classes[k] + "' has only " +
                          std::to_string(counts[k]) + " example(s) in " + data.source +
                          ", so a training part would have none of it; use fewer folds");
       }
@@ -185,10 +188,14 @@ void check_folds(const Dataset& data, const std::vector<std::vector<std::size_t>
   }
 }
 
-// One fold: every grid point in order, each fit warm-started from the
-// previous point's when `warm`.
-void run_fold(const std::vector<TrainConfig>& configs, const Dataset& data, const nlohmann::json& features,
-              const std::vector<std::size_t>& fold, bool warm, std::vector<FoldScore>& out) {
+// One fold at one grid point: trained on the other folds' rows (warm-started
+// from `previous` when given), scored on its own. With `oof`, the scores of
+// its rows go to their places there (rows × outputs; folds are disjoint).
+// Returns the fit, for the next point's warm start.
+std::shared_ptr<const Model> run_fold_point(const TrainConfig& config, const Dataset& data,
+                                            const nlohmann::json& features, const std::vector<std::size_t>& fold,
+                                            const std::shared_ptr<const Model>& previous, FoldScore& out,
+                                            std::vector<double>* oof) {
   std::vector<std::size_t> rest;
   rest.reserve(data.size() - fold.size());
   for (std::size_t i = 0, f = 0; i < data.size(); ++i) {
@@ -199,21 +206,23 @@ void run_fold(const std::vector<TrainConfig>& configs, const Dataset& data, cons
     }
   }
   const Dataset train = subset(data, rest), test = subset(data, fold);
-  std::shared_ptr<const Model> previous;
-  for (std::size_t p = 0; p < configs.size(); ++p) {
-    const auto start = std::chrono::steady_clock::now();
-    AnyModel m = train_on_path(configs[p], train, features, warm ? previous : nullptr);
-    out[p].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    out[p].passes = m.training().value("epochs", 0.0);
-    const std::vector<double> scores = m.scores(test);
-    const std::size_t K = static_cast<std::size_t>(m.outputs());
-    std::vector<int> predicted(test.size());
-    for (std::size_t i = 0; i < test.size(); ++i) predicted[i] = m.predict_class(&scores[i * K]);
-    const Metrics metrics = classification_metrics(test.labels, predicted, test.classes);
-    out[p].accuracy = metrics.accuracy;
-    out[p].balanced = metrics.balanced_accuracy;
-    if (warm && m.linear) previous = std::make_shared<const Model>(std::move(*m.linear));
+  const auto start = std::chrono::steady_clock::now();
+  AnyModel m = train_on_path(config, train, features, previous);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.passes = m.training().value("epochs", 0.0);
+  const std::vector<double> scores = m.scores(test);
+  const std::size_t K = static_cast<std::size_t>(m.outputs());
+  out.outputs = K;
+  std::vector<int> predicted(test.size());
+  for (std::size_t i = 0; i < test.size(); ++i) predicted[i] = m.predict_class(&scores[i * K]);
+  const Metrics metrics = classification_metrics(test.labels, predicted, test.classes);
+  out.accuracy = metrics.accuracy;
+  out.balanced = metrics.balanced_accuracy;
+  if (oof != nullptr) {
+    for (std::size_t i = 0; i < fold.size(); ++i) std::copy_n(&scores[i * K], K, &(*oof)[fold[i] * K]);
   }
+  if (!m.linear) return nullptr;
+  return std::make_shared<const Model>(std::move(*m.linear));
 }
 
 // Mean and standard deviation (n − 1 denominator) of field `f` over the folds.
@@ -236,6 +245,8 @@ api::CvPoint summarise(const std::vector<std::vector<FoldScore>>& scores, std::s
   for (const auto& fold : scores) point.seconds += fold[p].seconds;
   return point;
 }
+
+}  // namespace
 
 // The `selection` block of a refit model's training summary.
 nlohmann::json selection_json(const api::CvResult& r) {
@@ -263,23 +274,22 @@ void add_selection(AnyModel& model, const nlohmann::json& selection) {
   t.extra = extra.dump();
 }
 
-}  // namespace
-
 CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpec& grid, const Dataset& data,
-                          const nlohmann::json& features, std::uint64_t fold_seed, const api::CvOptions& options) {
+                          const nlohmann::json& features, std::uint64_t fold_seed, const api::CvOptions& options,
+                          const PathControl& control) {
   const int K = options.folds;
-  if (K < 2) throw ConfigError("--cv: needs at least 2 folds, got " + std::to_string(K));
+  if (K < 2) throw ConfigError(control.what + ": needs at least 2 folds, got " + std::to_string(K));
   if (static_cast<std::size_t>(K) > data.size()) {
-    throw ConfigError("--cv: " + std::to_string(K) + " folds but " + data.source + " has only " +
+    throw ConfigError(control.what + ": " + std::to_string(K) + " folds but " + data.source + " has only " +
                       std::to_string(data.size()) + " examples");
   }
+  if (std::any_of(configs.begin(), configs.end(), [](const TrainConfig& c) { return c.lambda_auto; })) {
+    throw ConfigError(control.what + ": lambda \"auto\" chooses lambda by cross-validation itself; to "
+                      "cross-validate a choice of lambda, grid it (--grid lambda=LOW:HIGH)");
+  }
   const auto folds = make_folds(data.labels, K, true, fold_seed);
-  check_folds(data, folds);
+  check_folds(data, folds, control.what);
   const bool warm = options.warm_path && warm_path_applies(grid, configs.front());
-  std::vector<std::vector<FoldScore>> scores(folds.size(), std::vector<FoldScore>(configs.size()));
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, folds.size(), 1), [&](const auto& range) {
-    for (std::size_t f = range.begin(); f != range.end(); ++f) run_fold(configs, data, features, folds[f], warm, scores[f]);
-  });
   CvRun run;
   api::CvResult& r = run.result;
   r.key = grid.key;
@@ -291,12 +301,32 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
     return !std::holds_alternative<std::monostate>(c.class_weight);
   });
   r.metric = weighted ? "balanced_accuracy" : "accuracy";
+  // Point by point, the folds in parallel (each fold's fit warm-started from
+  // its own fit at the previous point), so the path can stop early.
+  std::vector<std::vector<FoldScore>> scores(folds.size(), std::vector<FoldScore>(configs.size()));
+  std::vector<std::shared_ptr<const Model>> previous(folds.size());
+  std::vector<double> oof(control.keep_oof ? data.size() * data.classes.size() : 0);
+  std::size_t stale = 0;
   for (std::size_t p = 0; p < configs.size(); ++p) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, folds.size(), 1), [&](const auto& range) {
+      for (std::size_t f = range.begin(); f != range.end(); ++f) {
+        auto fit = run_fold_point(configs[p], data, features, folds[f], warm ? previous[f] : nullptr, scores[f][p],
+                                  control.keep_oof ? &oof : nullptr);
+        if (warm) previous[f] = std::move(fit);
+      }
+    });
     r.points.push_back(summarise(scores, p, grid.key.empty() ? "" : grid.values[p]));
-    if (r.mean(r.points[p]) > r.mean(r.points[r.best])) r.best = p;  // ties: the earlier (larger λ)
+    if (p == 0 || r.mean(r.points[p]) > r.mean(r.points[r.best])) {  // ties: the earlier (larger λ)
+      r.best = p;
+      stale = 0;
+      if (control.keep_oof) run.oof.assign(oof.begin(), oof.begin() + data.size() * scores[0][p].outputs);
+    } else if (control.patience > 0 && ++stale >= static_cast<std::size_t>(control.patience)) {
+      break;
+    }
   }
   if (options.refit) {
-    run.refit = train_any_model(configs[r.best], data, features, {});
+    TrainConfig best = configs[r.best];
+    run.refit = fit_model(best, data, features, {});
     add_selection(*run.refit, selection_json(r));
   }
   return run;

@@ -56,12 +56,31 @@ bool warm_path_applies(const GridSpec& grid, const TrainConfig& config);
 struct CvRun {
   api::CvResult result;
   std::optional<AnyModel> refit;  // options.refit: all the data at the best point, with `selection`
+  // PathControl::keep_oof: the best point's out-of-fold scores, rows ×
+  // outputs (each row scored by the fold model that did not see it).
+  std::vector<double> oof;
+};
+
+// How a path is run beyond api::CvOptions (drivers/fit.hpp's lambda "auto").
+struct PathControl {
+  // Stop after this many points in a row below the best (0: every point).
+  int patience = 0;
+  bool keep_oof = false;
+  std::string what = "--cv";  // the flag or setting named in errors
 };
 
 // Cross-validate every configuration on `data` (labels prepared against each
-// with check_config_against_data), folds by `fold_seed`.
+// with check_config_against_data), folds by `fold_seed`: point by point in
+// the order given, the folds of each point in parallel. With options.refit
+// the best point is trained on all the data by fit_model (drivers/fit.hpp).
 CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpec& grid, const Dataset& data,
-                          const nlohmann::json& features, std::uint64_t fold_seed, const api::CvOptions& options);
+                          const nlohmann::json& features, std::uint64_t fold_seed, const api::CvOptions& options,
+                          const PathControl& control = {});
+
+// The record of a selection (method, folds, seed, metric, the CV curve and
+// the chosen value) and where a model keeps it: training.selection.
+nlohmann::json selection_json(const api::CvResult& r);
+void add_selection(AnyModel& model, const nlohmann::json& selection);
 
 // `pegasos train --cv K [--grid KEY=SPEC] [--refit] [--cold] DATA [MODEL]`:
 // the flags as given (folds = 0: --cv not given).

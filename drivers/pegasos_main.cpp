@@ -34,6 +34,7 @@
 #include "drivers/experiment.hpp"
 #include "drivers/predict.hpp"
 #include "drivers/inspect.hpp"
+#include "drivers/operating_point.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/report.hpp"
 #include "io/model_json.hpp"
@@ -142,6 +143,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     }
     trained.save(model_path);
     if (quiet) return 0;
+    std::fputs(fit_summary(trained).c_str(), stderr);
     std::fprintf(stderr,
                  "trained kernel_hinge on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model written to %s\n",
                  result.examples, trained.kernel->num_support_vectors(), load_seconds, train_seconds,
@@ -158,6 +160,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   trained.save(model_path);
   if (!problem.empty()) std::fprintf(stderr, "warning: %s\n", problem.c_str());  // even with --quiet
   if (quiet) return 0;
+  std::fputs(fit_summary(trained).c_str(), stderr);
   const std::string solver = training.value("solver", "pegasos");
   std::string converged;
   if (problem.empty()) {
@@ -271,6 +274,7 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
       }
     }
   }
+  report_operating_point(model, data, scores, text, report);
   const double objective = model.objective(data);
   report["objective"] = objective;
   report["lambda"] = model.lambda();
@@ -305,6 +309,13 @@ CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::strin
   predict->add_flag("--ids", o.ids,
                     "put an id first on each line: the line number, the file name (folders), or --id-field (JSONL)");
   predict->add_option("--id-field", o.id_field, "JSONL: the field holding each record's id (implies --ids)");
+  predict->add_flag("--proba", o.proba,
+                    "calibrated probabilities instead of decision values (binary: of the positive class; a model "
+                    "trained with --calibrate)");
+  predict->add_option_function<double>(
+      "--threshold", [&o](const double& t) { o.threshold = t; },
+      "binary: predict the positive class when score > T (default: the threshold stored by train --max-fpr / "
+      "--target-recall, else 0)");
   predict->add_flag("--line-buffered", o.line_buffered,
                     "write each line's prediction as soon as it is read (automatic when the output is a terminal or pipe)");
   predict->footer(
@@ -352,6 +363,27 @@ void add_cv_options(CLI::App& train, CvCommand& cv) {
   train.add_flag("--cold", cv.cold, "with --cv --grid: fit every value from zero (no warm starts along the lambda path)");
 }
 
+// train --calibrate / --max-fpr / --target-recall: the settings of the same
+// names (README § Probabilities and thresholds), appended to --set.
+struct OperatingFlags {
+  bool calibrate = false;
+  std::string max_fpr, target_recall;
+  void add_to(std::vector<std::string>& sets) const {
+    if (calibrate) sets.push_back("calibrate=true");
+    if (!max_fpr.empty()) sets.push_back("max_fpr=" + max_fpr);
+    if (!target_recall.empty()) sets.push_back("target_recall=" + target_recall);
+  }
+};
+
+void add_operating_options(CLI::App& train, OperatingFlags& o) {
+  train.add_flag("--calibrate", o.calibrate,
+                 "fit probabilities (Platt) on out-of-fold decision values and store them (predict --proba)");
+  train.add_option("--max-fpr", o.max_fpr,
+                   "binary: store the threshold whose out-of-fold false-positive rate is at most F (predict uses it)");
+  train.add_option("--target-recall", o.target_recall,
+                   "binary: store the highest threshold whose out-of-fold recall is at least R");
+}
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"pegasos: linear SVMs trained with the Pegasos stochastic sub-gradient solver"};
   app.require_subcommand(1);
@@ -382,6 +414,8 @@ int main_impl(int argc, char** argv) {
   train->add_option("model", model_path, "where to write the model (JSON); with --cv only with --refit");
   CvCommand cv;
   add_cv_options(*train, cv);
+  OperatingFlags operating;
+  add_operating_options(*train, operating);
   train->footer(settings_help());
 
   PredictOptions predict_options;
@@ -416,6 +450,7 @@ int main_impl(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());  // wins over --set
+  operating.add_to(sets);
   if (train->parsed() && cv.folds == 0 && !model_path.empty() && cv.grid.empty() && !cv.refit && !cv.cold) {
     return run_train(config_path, sets, data_path, model_path, quiet, strict);
   }

@@ -34,20 +34,24 @@ void drop_first_row(Dataset& ds) {
 
 class Predictor {
  public:
-  Predictor(const AnyModel& model, OutputFile& out, bool ids) : model_(model), out_(out), ids_(ids) {}
+  Predictor(const AnyModel& model, OutputFile& out, bool ids, bool proba)
+      : model_(model), header_(model.linear ? static_cast<const ModelHeader&>(*model.linear) : *model.kernel),
+        out_(out), ids_(ids), proba_(proba) {}
 
-  // Writes "[id TAB] class TAB score..." per row.
+  // Writes "[id TAB] class TAB score..." (or probabilities) per row.
   void write(const Dataset& data, const std::vector<std::string>& ids) {
     const std::vector<double> scores = model_.scores(data);
-    const std::size_t K = static_cast<std::size_t>(model_.outputs());
+    const std::size_t K = static_cast<std::size_t>(model_.outputs()), C = model_.classes().size();
     std::string text;
     text.reserve(data.size() * (16 + 24 * K));
     char buf[64];
+    std::vector<double> p(C);
     for (std::size_t i = 0; i < data.size(); ++i) {
       if (ids_) text += ids[i] + '\t';
       text += model_.classes()[static_cast<std::size_t>(model_.predict_class(&scores[i * K]))];
+      if (proba_) header_.probabilities(&scores[i * K], p.data());
       for (std::size_t k = 0; k < K; ++k) {
-        std::snprintf(buf, sizeof buf, "\t%.9g", scores[i * K + k]);
+        std::snprintf(buf, sizeof buf, "\t%.9g", proba_ ? p[K == 1 ? 1 : k] : scores[i * K + k]);
         text += buf;
       }
       text += '\n';
@@ -59,8 +63,9 @@ class Predictor {
 
  private:
   const AnyModel& model_;
+  const ModelHeader& header_;
   OutputFile& out_;
-  bool ids_;
+  bool ids_, proba_;
   std::size_t rows_ = 0;
 };
 
@@ -146,7 +151,15 @@ void predict_lines(InputStream& in, const std::string& path, const ModelReader& 
 }  // namespace
 
 void run_predict(const std::string& model_path, const std::string& data_path, const PredictOptions& opt) {
-  const AnyModel model = AnyModel::load(model_path);
+  AnyModel model = AnyModel::load(model_path);
+  ModelHeader& header = model.linear ? static_cast<ModelHeader&>(*model.linear) : *model.kernel;
+  if (opt.proba && !header.calibrated()) {
+    throw InputError(model_path + ": --proba: the model has no calibrated probabilities (train it with --calibrate)");
+  }
+  if (opt.threshold) {
+    if (!header.binary()) throw ConfigError("--threshold: a decision threshold is for binary models");
+    header.threshold = *opt.threshold;
+  }
   const ModelReader reader = reader_of(model);
   const bool ids = opt.ids || !opt.id_field.empty();
   std::vector<std::string> doc_ids;
@@ -156,7 +169,7 @@ void run_predict(const std::string& model_path, const std::string& data_path, co
     if (!is_line_format(kind)) documents = reader.read_documents(data_path, kind, &doc_ids);
   }
   OutputFile out(opt.output);
-  Predictor predictor(model, out, ids);
+  Predictor predictor(model, out, ids, opt.proba);
   if (documents) {
     predictor.write(*documents, doc_ids);
   } else {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace pegasos {
@@ -19,6 +20,12 @@ struct PredictOptions {
   // Flush after every batch and read no further than what has arrived; on
   // by itself when the output is a terminal, pipe or socket.
   bool line_buffered = false;
+  // Calibrated probabilities instead of decision values (a model trained with
+  // --calibrate): binary P(positive class), multiclass one per class.
+  bool proba = false;
+  // Binary: predict the positive class when score > threshold, instead of
+  // the model's stored threshold (or 0).
+  std::optional<double> threshold;
   // Input is parsed in batches of about this many bytes (cut at line ends).
   std::size_t batch_bytes = std::size_t{8} << 20;
 };

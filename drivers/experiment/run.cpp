@@ -12,6 +12,7 @@
 #include "drivers/experiment/common.hpp"
 #include "drivers/experiment/journal.hpp"
 #include "drivers/experiment/progress.hpp"
+#include "drivers/fit.hpp"
 #include "drivers/registry.hpp"
 #include "io/model_json.hpp"
 
@@ -171,7 +172,7 @@ Trained train_traced(const TrainConfig& config, const Dataset& train, const Data
     trace.push_back(p);
     return true;
   };
-  AnyModel model = train_any_model(config, train, nullptr, on_epoch);
+  AnyModel model = fit_model(config, train, nullptr, on_epoch);
   const double train_seconds = seconds_since(start);
   const double train_cpu_seconds = thread_cpu_seconds() - cpu_start;
   return Trained{std::move(model), std::move(trace), train_seconds, train_cpu_seconds};

@@ -1,0 +1,162 @@
+#include "drivers/fit.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/calibration.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
+#include "drivers/cross_validate.hpp"
+
+namespace pegasos {
+namespace {
+
+// C = 10^(-2 + i/3), i = 0..15.
+constexpr int kAutoPoints = 16, kPointsPerDecade = 3, kAutoPatience = 4;
+constexpr double kAutoLowestC = 0.01;
+
+ModelHeader& header_of(AnyModel& m) {
+  if (m.linear) return *m.linear;
+  return *m.kernel;
+}
+
+double rounded(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return std::stod(buf);
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+api::CvOptions cv_options(const TrainConfig& config) {
+  api::CvOptions o;
+  o.folds = config.cv_folds;
+  o.warm_path = true;
+  o.refit = false;
+  return o;
+}
+
+struct Chosen {
+  TrainConfig config;        // at the chosen λ
+  nlohmann::json selection;  // training.selection
+  std::vector<double> oof;   // out-of-fold scores at the chosen λ (when asked)
+};
+
+// lambda "auto": the path, and the configuration at its best point.
+Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohmann::json& features, bool keep_oof) {
+  GridSpec grid;
+  grid.key = "lambda";
+  std::vector<TrainConfig> configs;
+  for (double lambda : auto_lambda_grid(data.size())) {
+    TrainConfig c = config;
+    c.lambda_auto = false;
+    c.engine.lambda = lambda;
+    c.resolved["lambda"] = lambda;
+    grid.values.push_back(number_text(lambda));
+    configs.push_back(std::move(c));
+  }
+  PathControl control;
+  control.patience = kAutoPatience;
+  control.keep_oof = keep_oof;
+  control.what = "lambda \"auto\" (cv_folds)";
+  CvRun run = cross_validate_data(configs, grid, data, features, config.engine.seed, cv_options(config), control);
+  const api::CvResult& r = run.result;
+  Chosen out{configs[r.best], selection_json(r), std::move(run.oof)};
+  out.selection["auto"] = {{"C_min", kAutoLowestC},
+                           {"points_per_decade", kPointsPerDecade},
+                           {"points_run", r.points.size()},
+                           {"points_max", kAutoPoints},
+                           {"lambda", "1/(C n)"},
+                           {"examples", data.size()}};
+  return out;
+}
+
+// Out-of-fold scores of `config` (no grid): cv_folds fits.
+std::vector<double> out_of_fold_scores(const TrainConfig& config, const Dataset& data, const nlohmann::json& features) {
+  PathControl control;
+  control.keep_oof = true;
+  control.what = "calibrate / max_fpr / target_recall (cv_folds)";
+  return cross_validate_data({config}, GridSpec{}, data, features, config.engine.seed, cv_options(config), control).oof;
+}
+
+// Platt sigmoids on the out-of-fold scores, and their out-of-fold log-loss and Brier score.
+void calibrate(const TrainConfig& config, const Dataset& data, const std::vector<double>& oof, ModelHeader& h) {
+  const std::size_t K = static_cast<std::size_t>(h.outputs), n = data.size(), C = h.classes.size();
+  h.calibration.assign(K, Platt{});
+  for (std::size_t k = 0; k < K; ++k) {
+    std::vector<double> s(n);
+    std::vector<char> positive(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      s[i] = oof[i * K + k];
+      positive[i] = static_cast<std::size_t>(data.labels[i]) == (K == 1 ? 1 : k);
+    }
+    h.calibration[k] = platt_fit(s, positive);
+  }
+  std::vector<double> p(n * C);
+  for (std::size_t i = 0; i < n; ++i) h.probabilities(&oof[i * K], &p[i * C]);
+  nlohmann::json record = {{"fitted_on", "out-of-fold decision values"},
+                           {"folds", config.cv_folds},
+                           {"examples", n},
+                           {"out_of_fold", {{"log_loss", log_loss(p, data.labels, C)}, {"brier", brier_score(p, data.labels, C)}}}};
+  if (K > 1) record["multiclass"] = "one-vs-rest sigmoids, normalised to sum to 1";
+  h.calibration_record = record.dump();
+}
+
+// The stored threshold (binary) met on the out-of-fold scores.
+void choose_threshold(const TrainConfig& config, const Dataset& data, const std::vector<double>& oof, ModelHeader& h) {
+  if (h.outputs != 1) throw ConfigError("max_fpr / target_recall: a decision threshold is for binary models");
+  std::vector<char> positive(data.size());
+  for (std::size_t i = 0; i < data.size(); ++i) positive[i] = data.labels[i] == 1;
+  const auto op = config.max_fpr ? threshold_for_fpr(oof, positive, *config.max_fpr)
+                                 : threshold_for_recall(oof, positive, *config.target_recall);
+  if (!op) throw InputError(data.source + ": a threshold needs examples of both classes");
+  h.threshold = op->threshold;
+  nlohmann::json record = {{"chosen_on", "out-of-fold decision values"},
+                           {"folds", config.cv_folds},
+                           {"positive_class", h.classes[1]},
+                           {"out_of_fold",
+                            {{"false_positive_rate", op->false_positive_rate},
+                             {"recall", op->recall},
+                             {"precision", op->precision}}}};
+  if (config.max_fpr) record["max_fpr"] = *config.max_fpr;
+  if (config.target_recall) record["target_recall"] = *config.target_recall;
+  h.threshold_record = record.dump();
+}
+
+}  // namespace
+
+std::vector<double> auto_lambda_grid(std::size_t n) {
+  std::vector<double> grid;
+  for (int i = 0; i < kAutoPoints; ++i) {
+    const double C = kAutoLowestC * std::pow(10.0, static_cast<double>(i) / kPointsPerDecade);
+    grid.push_back(rounded(1.0 / (C * static_cast<double>(n))));
+  }
+  return grid;
+}
+
+AnyModel fit_model(const TrainConfig& config, const Dataset& data, const nlohmann::json& features,
+                   const std::function<bool(const EpochInfo&)>& on_epoch) {
+  const bool threshold = config.max_fpr || config.target_recall;
+  const bool want_oof = config.calibrate || threshold;
+  if (!config.lambda_auto && !want_oof) return train_any_model(config, data, features, on_epoch);
+  std::optional<Chosen> chosen;
+  if (config.lambda_auto) chosen = choose_lambda(config, data, features, want_oof);
+  const TrainConfig& final_config = chosen ? chosen->config : config;
+  AnyModel model = train_any_model(final_config, data, features, on_epoch);
+  if (chosen) add_selection(model, chosen->selection);
+  if (!want_oof) return model;
+  const std::vector<double> oof = chosen ? std::move(chosen->oof) : out_of_fold_scores(final_config, data, features);
+  ModelHeader& h = header_of(model);
+  if (config.calibrate) calibrate(config, data, oof, h);
+  if (threshold) choose_threshold(config, data, oof, h);
+  return model;
+}
+
+}  // namespace pegasos

@@ -1,0 +1,309 @@
+// What training chooses by cross-validation on its own data (drivers/fit.hpp):
+// Platt scaling against a brute-force minimum, the threshold searches against
+// every candidate threshold, probabilities and their scores against direct
+// formulas; lambda "auto" against `--cv --grid` on the same values; the
+// stored threshold and probabilities through train, predict and eval.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/calibration.hpp"
+#include "core/dataset.hpp"
+#include "core/metrics.hpp"
+#include "core/random.hpp"
+#include "drivers/any_model.hpp"
+#include "drivers/fit.hpp"
+#include "tests/fixtures.hpp"
+#include "tests/test_util.hpp"
+
+namespace {
+
+using Catch::Contains;
+using nlohmann::json;
+using testutil::pegasos_run;
+using testutil::q;
+using testutil::Run;
+using testutil::TempDir;
+
+std::string libsvm_text(const pegasos::Dataset& ds) {
+  std::string text;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const pegasos::RowView x = ds.row(i);
+    text += ds.classes[static_cast<std::size_t>(ds.labels[i])];
+    for (std::uint32_t j = 0; j < x.nnz; ++j) text += " " + std::to_string(x.indices[j] + 1) + ":" + std::to_string(x.values[j]);
+    text += "\n";
+  }
+  return text;
+}
+
+// Scores that a classifier might give: positives around +m, negatives around −m, with noise.
+void noisy_scores(std::size_t n, double m, std::uint64_t seed, std::vector<double>& s, std::vector<char>& positive) {
+  pegasos::Rng rng(seed);
+  s.clear();
+  positive.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool p = rng.uniform() < 0.3;
+    positive.push_back(p);
+    s.push_back((p ? m : -m) + 2.0 * (rng.uniform() - 0.5) + (rng.uniform() - 0.5));
+  }
+}
+
+// Lines of a predict output split at tabs.
+std::vector<std::vector<std::string>> table(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::size_t start = 0;
+    for (std::size_t t; (t = line.find('\t', start)) != std::string::npos; start = t + 1) cells.push_back(line.substr(start, t - start));
+    cells.push_back(line.substr(start));
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("platt: the fit is the minimum of its loss (brute-force grid and local probes)", "[fit]") {
+  std::vector<double> s;
+  std::vector<char> positive;
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    noisy_scores(400, 0.4 * static_cast<double>(seed), seed, s, positive);
+    const pegasos::Platt fit = pegasos::platt_fit(s, positive);
+    const double at = pegasos::platt_loss(fit, s, positive);
+    CHECK(fit.a < 0);  // higher score, more likely positive
+    double grid_best = INFINITY;
+    for (double a = -20; a <= 0; a += 0.05) {
+      for (double b = -5; b <= 5; b += 0.05) grid_best = std::min(grid_best, pegasos::platt_loss({a, b}, s, positive));
+    }
+    CHECK(at <= grid_best + 1e-9);
+    for (double da : {-1e-3, 0.0, 1e-3}) {
+      for (double db : {-1e-3, 0.0, 1e-3}) CHECK(at <= pegasos::platt_loss({fit.a + da, fit.b + db}, s, positive) + 1e-12);
+    }
+  }
+  // Separable scores: the loss has no finite minimum without the smoothed targets; the fit stays finite.
+  const std::vector<double> sep = {-3, -2, -1, 1, 2, 3};
+  const std::vector<char> lab = {0, 0, 0, 1, 1, 1};
+  const pegasos::Platt p = pegasos::platt_fit(sep, lab);
+  CHECK(std::isfinite(p.a));
+  CHECK(std::isfinite(p.b));
+  CHECK(p.probability(3) > 0.5);
+  CHECK(p.probability(3) < 1.0);
+  CHECK_THROWS_AS(pegasos::platt_fit({1, 2}, {1, 1}), std::invalid_argument);
+}
+
+TEST_CASE("probabilities: in [0, 1], monotone in the score, multiclass rows sum to 1; log-loss and Brier by formula",
+          "[fit]") {
+  const std::vector<pegasos::Platt> one = {{-2.0, 0.3}};
+  double prev = -1;
+  for (double score = -50; score <= 50; score += 0.25) {
+    double p[2];
+    pegasos::calibrated_probabilities(one, &score, 1, p);
+    CHECK(p[1] >= 0);
+    CHECK(p[1] <= 1);
+    CHECK(p[0] + p[1] == Approx(1.0));
+    CHECK(p[1] >= prev);
+    prev = p[1];
+  }
+  const std::vector<pegasos::Platt> three = {{-1.0, 0.0}, {-3.0, 0.5}, {-0.5, -0.2}};
+  const double scores[3] = {0.2, -0.4, 1.3};
+  double p[3];
+  pegasos::calibrated_probabilities(three, scores, 3, p);
+  CHECK(p[0] + p[1] + p[2] == Approx(1.0));
+  const double raise[3] = {0.9, -0.4, 1.3};
+  double q[3];
+  pegasos::calibrated_probabilities(three, raise, 3, q);
+  CHECK(q[0] > p[0]);  // its own score up: its probability up
+  const double huge[3] = {-1e6, -1e6, -2e6};  // every sigmoid underflows
+  pegasos::calibrated_probabilities(three, huge, 3, q);
+  CHECK(q[0] + q[1] + q[2] == Approx(1.0));
+
+  // Two rows, binary: truth 1 with p1 = 0.8, truth 0 with p1 = 0.4.
+  const std::vector<double> probs = {0.2, 0.8, 0.6, 0.4};
+  const std::vector<int> truth = {1, 0};
+  CHECK(pegasos::log_loss(probs, truth, 2) == Approx(-(std::log(0.8) + std::log(0.6)) / 2));
+  CHECK(pegasos::brier_score(probs, truth, 2) == Approx((0.04 + 0.16) / 2));
+  // Three classes: Σ_k (p_k − y_k)².
+  const std::vector<double> p3 = {0.7, 0.2, 0.1};
+  CHECK(pegasos::brier_score(p3, {0}, 3) == Approx(0.09 + 0.04 + 0.01));
+  CHECK(pegasos::log_loss({0.0, 1.0}, {0}, 2) == Approx(-std::log(1e-15)));  // clipped, finite
+}
+
+TEST_CASE("threshold_for_recall: the highest threshold reaching the recall, by brute force over every cut", "[fit]") {
+  std::vector<double> s;
+  std::vector<char> positive;
+  noisy_scores(300, 0.5, 9, s, positive);
+  for (double& v : s) v = std::round(v * 20) / 20;  // ties
+  for (double target : {0.1, 0.5, 0.9, 0.99, 1.0}) {
+    INFO(target);
+    const auto op = pegasos::threshold_for_recall(s, positive, target);
+    REQUIRE(op);
+    CHECK(op->recall >= target);
+    // No threshold above it reaches the target: try every distinct score as a cut.
+    std::vector<double> cuts = s;
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (double c : cuts) {
+      if (c <= op->threshold) continue;
+      CHECK(pegasos::operating_point(s, positive, c).recall < target);
+    }
+  }
+}
+
+TEST_CASE("lambda auto: the grid, the curve as --cv --grid gives it, the model at the best point", "[fit]") {
+  const std::vector<double> grid = pegasos::auto_lambda_grid(1000);
+  REQUIRE(grid.size() == 16);
+  CHECK(grid.front() == Approx(1.0 / (0.01 * 1000)));
+  CHECK(grid.back() == Approx(1.0 / (1000.0 * 1000)).epsilon(1e-5));
+  CHECK(std::is_sorted(grid.rbegin(), grid.rend()));
+
+  TempDir dir("fit");
+  const std::string data = dir.write("d.svm", libsvm_text(fixtures::gaussian(300, 8, 21, 1.0, 0.4)));
+  const std::string model = dir.file("auto.json");
+  const Run r = pegasos_run(dir, "train " + q(data) + " " + q(model) + " --set lambda=auto --set cv_folds=4");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Contains("lambda auto: chose lambda"));
+  const json m = json::parse(testutil::read_text(model));
+  const json& sel = m["training"]["selection"];
+  CHECK(sel["folds"] == 4);
+  CHECK(m["settings"]["lambda"] == sel["value"]);
+  CHECK(m["settings"]["cv_folds"] == 4);
+  // The best point of the curve (ties: the first, the larger λ).
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < sel["curve"].size(); ++i) {
+    if (sel["curve"][i]["mean"].get<double>() > sel["curve"][best]["mean"].get<double>()) best = i;
+  }
+  CHECK(sel["curve"][best]["value"] == sel["value"]);
+  // The same values through --cv --grid: the same curve (the path runs the same folds, warm-started alike).
+  std::string values;
+  for (const auto& p : sel["curve"]) values += (values.empty() ? "" : ",") + p["value"].dump();
+  const Run cv = pegasos_run(dir, "train --cv 4 --grid lambda=" + values + " " + q(data));
+  REQUIRE(cv.code == 0);
+  char best_line[64];
+  std::snprintf(best_line, sizeof best_line, "best: lambda=%.6g ", sel["value"].get<double>());
+  CHECK_THAT(cv.out, Contains(best_line));
+  // The model is the plain fit at the chosen λ.
+  const std::string plain = dir.file("plain.json");
+  REQUIRE(pegasos_run(dir, "train " + q(data) + " " + q(plain) + " --set lambda=" + sel["value"].dump()).code == 0);
+  CHECK(json::parse(testutil::read_text(plain))["weights"] == m["weights"]);
+  // Deterministic for any thread count.
+  const std::string two = dir.file("two.json");
+  REQUIRE(pegasos_run(dir, "train " + q(data) + " " + q(two) + " --set lambda=auto --set cv_folds=4 --set threads=1").code == 0);
+  CHECK(testutil::read_text(two) == testutil::read_text(model));
+  // Nested cross-validation is refused with a way out.
+  const Run nested = pegasos_run(dir, "train --cv 3 --set lambda=auto " + q(data));
+  CHECK(nested.code == 2);
+  CHECK_THAT(nested.err, Contains("--grid lambda="));
+}
+
+TEST_CASE("calibrate and max_fpr: stored in the model, used by predict and eval, overridable", "[fit]") {
+  TempDir dir("fit");
+  const std::string train = dir.write("train.svm", libsvm_text(fixtures::gaussian(600, 10, 31, 1.0, 0.5)));
+  const std::string test = dir.write("test.svm", libsvm_text(fixtures::gaussian(400, 10, 32, 1.0, 0.5)));
+  const std::string model = dir.file("m.json");
+  const Run r = pegasos_run(dir, "train " + q(train) + " " + q(model) + " --calibrate --max-fpr 0.05");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Contains("calibrated: Platt") && Contains("threshold: score >"));
+  const json m = json::parse(testutil::read_text(model));
+  REQUIRE(m["calibration"]["a"].size() == 1);
+  CHECK(m["calibration"]["a"][0].get<double>() < 0);
+  CHECK(m["threshold"]["out_of_fold"]["false_positive_rate"].get<double>() <= 0.05);
+  CHECK(m["settings"]["calibrate"] == true);
+  const double t = m["threshold"]["score"].get<double>();
+
+  // predict: the class is score > stored threshold; --proba gives P(positive), monotone in the score.
+  const Run scores = pegasos_run(dir, "predict " + q(model) + " " + q(test));
+  REQUIRE(scores.code == 0);
+  const Run proba = pegasos_run(dir, "predict --proba " + q(model) + " " + q(test));
+  REQUIRE(proba.code == 0);
+  const auto S = table(scores.out), P = table(proba.out);
+  REQUIRE(S.size() == 400);
+  REQUIRE(P.size() == 400);
+  std::vector<std::pair<double, double>> pairs;
+  std::size_t above = 0;
+  for (std::size_t i = 0; i < S.size(); ++i) {
+    const double s = std::stod(S[i][1]), p = std::stod(P[i][1]);
+    CHECK(S[i][0] == (s > t ? "1" : "-1"));
+    CHECK(P[i][0] == S[i][0]);
+    CHECK(p >= 0);
+    CHECK(p <= 1);
+    pairs.emplace_back(s, p);
+    above += s > 0 && s <= t;
+  }
+  std::sort(pairs.begin(), pairs.end());
+  for (std::size_t i = 1; i < pairs.size(); ++i) CHECK(pairs[i].second >= pairs[i - 1].second);
+  // --threshold 0 overrides the stored one.
+  const Run zero = pegasos_run(dir, "predict --threshold 0 " + q(model) + " " + q(test));
+  const auto Z = table(zero.out);
+  for (std::size_t i = 0; i < Z.size(); ++i) CHECK(Z[i][0] == (std::stod(Z[i][1]) > 0 ? "1" : "-1"));
+  if (t > 0 && above > 0) CHECK(zero.out != scores.out);
+
+  // eval: probabilities judged, the stored threshold's FPR and recall reported (JSON matches a direct count).
+  const std::string report = dir.file("eval.json");
+  const Run ev = pegasos_run(dir, "eval " + q(model) + " " + q(test) + " --json " + q(report));
+  REQUIRE(ev.code == 0);
+  CHECK_THAT(ev.out, Contains("log-loss") && Contains("Brier") && Contains("at the model's threshold"));
+  const json e = json::parse(testutil::read_text(report));
+  double fp = 0, neg = 0, brier = 0;
+  const auto truth = table(testutil::read_text(test));
+  for (std::size_t i = 0; i < S.size(); ++i) {
+    const std::string label = truth[i][0].substr(0, truth[i][0].find(' '));
+    const bool pos = label == "1";
+    neg += !pos;
+    fp += !pos && std::stod(S[i][1]) > t;
+    const double p = std::stod(P[i][1]);
+    brier += (p - (pos ? 1.0 : 0.0)) * (p - (pos ? 1.0 : 0.0));
+  }
+  CHECK(e["at_threshold"]["false_positive_rate"].get<double>() == Approx(fp / neg));
+  CHECK(e["probabilities"]["brier"].get<double>() == Approx(brier / 400).epsilon(1e-6));
+
+  // Errors: --proba without calibration, --threshold on a multiclass model, corrupt blocks.
+  const std::string plain = dir.file("plain.json");
+  REQUIRE(pegasos_run(dir, "train " + q(train) + " " + q(plain)).code == 0);
+  const Run no = pegasos_run(dir, "predict --proba " + q(plain) + " " + q(test));
+  CHECK(no.code == 2);
+  CHECK_THAT(no.err, Contains("--calibrate"));
+  json bad = m;
+  bad["calibration"]["a"] = json::array({"x"});
+  const std::string corrupt = dir.write("corrupt.json", bad.dump());
+  const Run c = pegasos_run(dir, "predict " + q(corrupt) + " " + q(test));
+  CHECK(c.code == 2);
+  CHECK_THAT(c.err, Contains("/calibration/a/0"));
+  bad = m;
+  bad["threshold"] = json::object();
+  const Run c2 = pegasos_run(dir, "predict " + q(dir.write("corrupt2.json", bad.dump())) + " " + q(test));
+  CHECK(c2.code == 2);
+  CHECK_THAT(c2.err, Contains("/threshold/score"));
+}
+
+TEST_CASE("calibrate: multiclass probabilities sum to 1 and a model reads and writes back byte for byte", "[fit]") {
+  TempDir dir("fit");
+  const std::string train = dir.write("train.svm", libsvm_text(fixtures::blobs(300, 6, 3, 41, 1.5)));
+  const std::string model = dir.file("m.json");
+  REQUIRE(pegasos_run(dir, "train " + q(train) + " " + q(model) + " --set objective=ova --calibrate").code == 0);
+  const Run p = pegasos_run(dir, "predict --proba " + q(model) + " " + q(train));
+  REQUIRE(p.code == 0);
+  for (const auto& row : table(p.out)) {
+    REQUIRE(row.size() == 4);
+    double sum = 0;
+    for (std::size_t k = 1; k < 4; ++k) sum += std::stod(row[k]);
+    CHECK(sum == Approx(1.0).epsilon(1e-6));
+  }
+  const Run t = pegasos_run(dir, "predict --threshold 0.5 " + q(model) + " " + q(train));
+  CHECK(t.code == 2);
+  CHECK_THAT(t.err, Contains("binary"));
+  const Run bad = pegasos_run(dir, "train " + q(train) + " " + q(dir.file("x.json")) + " --set objective=ova --max-fpr 0.01");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Contains("max_fpr") && Contains("binary"));
+  // Round trip through the API: the same bytes.
+  const auto loaded = pegasos::AnyModel::load(model);
+  const std::string again = dir.file("again.json");
+  loaded.save(again);
+  CHECK(testutil::read_text(again) == testutil::read_text(model));
+}
