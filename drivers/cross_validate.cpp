@@ -15,6 +15,7 @@
 #include "core/solver.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/fit.hpp"
+#include "drivers/operating_point.hpp"
 #include "drivers/registry.hpp"
 #include "io/model_json.hpp"
 
@@ -419,6 +420,7 @@ int run_cv_command(const std::string& config_path, const std::vector<std::string
     return 3;
   }
   r.model->save(model_path);
+  if (!quiet) std::fputs(fit_summary(r.model->any()).c_str(), stderr);  // --calibrate, --max-fpr
   if (!converged) std::fprintf(stderr, "warning: the refit model did not converge (see its training block)\n");
   if (!quiet) {
     const std::string at = r.key.empty() ? "" : " at " + r.key + "=" + r.points[r.best].value;

@@ -214,6 +214,8 @@ json run_record(const Experiment& e, const LoadedData& d, std::size_t id, const 
                    {"converged", model.training().value("converged", false)},
                    {"stopped_by", model.training().value("stopped_by", "")},
                    {"relative_gap", model.training().value("relative_gap", json())}};
+  // lambda "auto": the λ its cross-validation chose (drivers/fit.hpp).
+  if (config.lambda_auto) r["training"]["lambda_chosen"] = model.lambda();
   return r;
 }
 
