@@ -92,8 +92,12 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         same objective, classes and bias; SDCA restarts from a dual point rebuilt from it,
         Pegasos continues its step schedule) instead of from zero.
 
+    lam : λ > 0, or "auto": chosen by the engine's stratified 5-fold cross-validation along
+        a warm-started path (C = 0.01..1000, README § Choosing λ); lam_ is the chosen one.
+
     probability : when True, fit also fits Platt scaling on out-of-fold decision values
         (stratified 5-fold, folds by random_state) for predict_proba / predict_log_proba.
+        A model file written by `pegasos train --calibrate` loads with its calibration.
 
     sample_weight: rows of weight 0 are left out; the others must share one weight c,
     which scales every loss term (the same as lam / c); other weights raise ValueError
@@ -152,7 +156,9 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         """The engine settings as the CLI's KEY=VALUE overrides."""
         out = ["objective=" + self._objective_name(n_classes)]
         lam = self.lam
-        if lam_scale != 1.0:
+        if isinstance(lam, str) and lam != "auto":
+            raise ValueError("lam: lambda must be a number > 0 or 'auto', got %r" % lam)
+        if lam_scale != 1.0 and lam != "auto":
             lam = float(lam) / lam_scale
         out.append("lambda=" + _setting_text(lam))
         out.append("solver=" + _setting_text(self.solver))
@@ -224,11 +230,20 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             warnings.warn("pegasos: not converged (stopped by %s, relative duality gap %s > tolerance %s)"
                           % (training.get("stopped_by"), training.get("relative_gap"), training.get("tolerance")),
                           ConvergenceWarning)
+        if hasattr(self, "_threshold"):
+            del self._threshold  # a loaded model's stored threshold belonged to that model
         if self.probability:
             self._platt = self._fit_platt(X, y, sample_weight)
         elif hasattr(self, "_platt"):
             del self._platt
         return self
+
+    @property
+    def lam_(self):
+        """The λ the model was trained with (with lam='auto': the one cross-validation chose;
+        training_['selection'] holds the curve)."""
+        check_is_fitted(self, "_model")
+        return float(json.loads(self._model.to_json())["settings"]["lambda"])
 
     # ---- probabilities ----------------------------------------------------------------
 
@@ -419,9 +434,11 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def predict(self, X):
+        """Binary: classes_[1] where the score exceeds 0, or the threshold a model file loaded
+        with pegasos.load stores (`pegasos train --max-fpr / --target-recall`)."""
         scores = self.decision_function(X)
         if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
+            return self.classes_[(scores > getattr(self, "_threshold", 0.0)).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
 
     @property
@@ -472,10 +489,16 @@ def load(path):
     model = _pegasos.Model.load(os.fspath(path))
     if model.kernel:
         raise ValueError("%s: a kernel model; the Python package handles linear models only" % path)
-    settings = json.loads(model.to_json()).get("settings", {})
+    document = json.loads(model.to_json())
+    settings = document.get("settings", {})
+    calibration = document.get("calibration")
     clf = PegasosClassifier(objective=settings.get("objective", "auto"), lam=settings.get("lambda", 1e-4),
-                            bias=settings.get("bias", "feature"))
+                            bias=settings.get("bias", "feature"), probability=calibration is not None)
     classes = np.array(model.classes)
     clf._set_model(model, classes, list(model.classes))
     clf.n_features_in_ = int(model.dimension)
+    if calibration is not None:  # `pegasos train --calibrate`: the same sigmoids, engine order = classes_ order
+        clf._platt = [(float(a), float(b)) for a, b in zip(calibration["a"], calibration["b"])]
+    if document.get("threshold") is not None:
+        clf._threshold = float(document["threshold"]["score"])
     return clf

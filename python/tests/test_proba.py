@@ -6,6 +6,8 @@ import os
 import numpy as np
 import pytest
 
+import pegasos
+
 from pegasos import PegasosClassifier, TextVectorizer
 from pegasos.platt import platt_fit, platt_loss, platt_predict, smoothed_targets
 
@@ -122,3 +124,41 @@ def test_brier_better_than_raw_sigmoid_on_spam():
     brier, brier_raw = np.mean((p - positive) ** 2), np.mean((raw - positive) ** 2)
     print("spam Brier: calibrated %.4f, raw sigmoid %.4f" % (brier, brier_raw))
     assert brier < brier_raw
+
+
+def test_lam_auto_picks_from_the_engine_grid_and_matches_the_cli(binary, tmp_path):
+    from conftest import make_binary_data, write_libsvm
+    import json
+    import subprocess
+    X, y = make_binary_data()
+    clf = pegasos.PegasosClassifier(lam="auto", random_state=3).fit(X, y)
+    n = X.shape[0]
+    grid = [float("%.6g" % (1.0 / (0.01 * 10 ** (i / 3) * n))) for i in range(16)]
+    assert clf.lam_ in grid
+    assert clf.training_["selection"]["value"] == clf.lam_
+    write_libsvm(tmp_path / "d.svm", X, y)
+    args = [binary, "train"]
+    for override in clf._overrides(2):
+        args += ["--set", override]
+    subprocess.run(args + [str(tmp_path / "d.svm"), str(tmp_path / "cli.json")], check=True, capture_output=True)
+    with open(tmp_path / "cli.json") as f:
+        assert json.load(f)["settings"]["lambda"] == clf.lam_
+    with pytest.raises(ValueError, match="lam"):
+        pegasos.PegasosClassifier(lam="best").fit(X, y)
+
+
+def test_a_cli_calibrated_model_gives_the_cli_probabilities_and_threshold(binary, tmp_path):
+    from conftest import make_binary_data, write_libsvm
+    import subprocess
+    X, y = make_binary_data()
+    write_libsvm(tmp_path / "d.svm", X, y)
+    model = tmp_path / "m.json"
+    subprocess.run([binary, "train", str(tmp_path / "d.svm"), str(model), "--calibrate", "--max-fpr", "0.05"],
+                   check=True, capture_output=True)
+    out = subprocess.run([binary, "predict", "--proba", str(model), str(tmp_path / "d.svm")], check=True,
+                         capture_output=True, text=True).stdout
+    rows = [line.split("\t") for line in out.splitlines()]
+    loaded = pegasos.load(model)
+    p = loaded.predict_proba(X)[:, 1]
+    np.testing.assert_allclose(p, [float(r[1]) for r in rows], rtol=1e-8, atol=1e-12)
+    assert [str(c) for c in loaded.predict(X)] == [r[0] for r in rows]
