@@ -11,6 +11,7 @@
 #include "io/kernel_settings_json.hpp"
 #include "io/model_json.hpp"
 #include "io/model_sections_json.hpp"
+#include "io/model_sections_json.hpp"
 #include "text/featurizer.hpp"
 
 namespace pegasos {
@@ -191,6 +192,7 @@ json header_section(const ModelHeader& h, const std::string& path, const std::st
          {"settings", json_object_of(settings)},
          {"training", training_to_json(training)}};
   if (h.classes.size() == 2 && h.outputs == 1) j["positive_class"] = h.classes[1];
+  operating_point_to_json(h, j);  // calibration, threshold (when the model has them)
   return j;
 }
 

@@ -66,6 +66,30 @@ std::string features_line(const json& r) {
                        : "no terms kept (keep_terms off or an older model): buckets shown by number");
 }
 
+// The stored calibration and threshold (train --calibrate / --max-fpr / --target-recall).
+std::string operating_lines(const json& r) {
+  std::string out;
+  if (r.contains("calibration")) {
+    const json oof = r["calibration"].value("out_of_fold", json::object());
+    out += line("proba", "Platt sigmoid" + std::string(r["outputs"] == 1 ? "" : "s, one-vs-rest normalised") +
+                                     (oof.contains("brier") ? ", out-of-fold log-loss " + number(oof["log_loss"], "%.4f") +
+                                                                  ", Brier " + number(oof["brier"], "%.4f")
+                                                            : std::string()));
+  }
+  if (r.contains("threshold")) {
+    const json& t = r["threshold"];
+    std::string s = "score > " + number(t["score"], "%.6g");
+    if (t.contains("max_fpr")) s += " (max_fpr " + number(t["max_fpr"]) + ")";
+    if (t.contains("target_recall")) s += " (target_recall " + number(t["target_recall"]) + ")";
+    const json oof = t.value("out_of_fold", json::object());
+    if (oof.contains("false_positive_rate")) {
+      s += ", out-of-fold FPR " + number(oof["false_positive_rate"], "%.4f") + ", recall " + number(oof["recall"], "%.4f");
+    }
+    out += line("threshold", s);
+  }
+  return out;
+}
+
 std::string training_lines(const json& r) {
   const json& t = r["training"];
   const std::string solver = t.value("solver", r["kind"] == "kernel" ? "pegasos (kernel)" : "pegasos");
@@ -83,8 +107,12 @@ std::string training_lines(const json& r) {
     }
   }
   std::string second = "lambda " + number(r["lambda"]);
+  if (t.contains("selection") && t["selection"].contains("auto")) {
+    second += " (lambda auto: " + number(t["selection"]["folds"]) + "-fold cross-validation over " +
+              number(t["selection"]["auto"]["points_run"]) + " values)";
+  }
   if (t.contains("objective")) second = "objective " + number(t["objective"]) + ", " + second;
-  return line("training", s) + line("", second);
+  return line("training", s) + line("", second) + operating_lines(r);
 }
 
 // key=value pairs of the settings, wrapped.

@@ -263,6 +263,12 @@ TEST_CASE("calibrate and max_fpr: stored in the model, used by predict and eval,
   CHECK(e["at_threshold"]["false_positive_rate"].get<double>() == Approx(fp / neg));
   CHECK(e["probabilities"]["brier"].get<double>() == Approx(brier / 400).epsilon(1e-6));
 
+  // inspect shows both (text and JSON).
+  const Run ins = pegasos_run(dir, "inspect " + q(model) + " --top 0");
+  CHECK_THAT(ins.out, Contains("proba      Platt sigmoid") && Contains("threshold  score > "));
+  const Run insj = pegasos_run(dir, "inspect " + q(model) + " --json --top 0");
+  CHECK(json::parse(insj.out)["threshold"]["score"].get<double>() == t);
+
   // Errors: --proba without calibration, --threshold on a multiclass model, corrupt blocks.
   const std::string plain = dir.file("plain.json");
   REQUIRE(pegasos_run(dir, "train " + q(train) + " " + q(plain)).code == 0);
