@@ -313,3 +313,29 @@ TEST_CASE("calibrate: multiclass probabilities sum to 1 and a model reads and wr
   loaded.save(again);
   CHECK(testutil::read_text(again) == testutil::read_text(model));
 }
+
+TEST_CASE("lambda auto in a pegasos run grid: the run records the chosen lambda", "[fit]") {
+  TempDir dir("fit");
+  const std::string train = dir.write("train.svm", libsvm_text(fixtures::gaussian(200, 6, 51, 1.0, 0.5)));
+  const std::string test = dir.write("test.svm", libsvm_text(fixtures::gaussian(100, 6, 52, 1.0, 0.5)));
+  const json experiment = {{"name", "auto"},
+                           {"data", {{"train", train}, {"test", test}}},
+                           {"config", {{"cv_folds", 3}}},
+                           {"grid", {{"lambda", {"auto", 0.01}}}}};
+  const std::string path = dir.write("auto.json", experiment.dump());
+  const Run r = pegasos_run(dir, "run " + q(path) + " --quiet --output " + q(dir.file("out")));
+  REQUIRE(r.code == 0);
+  const json results = json::parse(testutil::read_text(dir.file("out/results.json")));
+  std::size_t seen = 0;
+  for (const json& run : results["runs"]) {
+    if (run["params"]["lambda"] == "auto") {
+      const double chosen = run["training"]["lambda_chosen"].get<double>();
+      const std::vector<double> grid = pegasos::auto_lambda_grid(200);
+      CHECK(std::find(grid.begin(), grid.end(), chosen) != grid.end());
+      ++seen;
+    } else {
+      CHECK_FALSE(run["training"].contains("lambda_chosen"));
+    }
+  }
+  CHECK(seen == 1);
+}
