@@ -16,7 +16,9 @@
 //   then g ← g + Δα_i y_i/(λn) · K'_i·   (one kernel row, O(n)).
 // A step that changes nothing reads no kernel row: rows at a bound whose
 // margin agrees cost O(1). Rows come from an LRU cache of whole kernel rows
-// sized by `kernel_cache_mb`.
+// sized by `kernel_cache_mb`. Between full passes, shrinking: passes over
+// the free rows only (0 < α < 1), g kept on them, then rebuilt elsewhere
+// (shrunk_passes below); `epochs` in the summary counts visits / n.
 //
 // Order: a fresh random permutation of the rows per pass (seeded by `seed`,
 // stream 1). Kernel rows and g updates are computed element by element, in
@@ -152,13 +154,16 @@ struct DualState {
   std::vector<double> alpha, g, y, diag;
 };
 
-// g_·c += coef_c · row for every output c with coef_c ≠ 0.
-inline void add_row(DualState& st, const double* row, const double* coef) {
+// g_·c += coef_c · row for every output c with coef_c ≠ 0 (only on the rows
+// j with skip[j] == 0 when `skip` is given).
+inline void add_row(DualState& st, const double* row, const double* coef, const std::vector<char>* skip = nullptr) {
   const std::size_t n = st.n, K = st.K;
   auto run = [&](std::size_t begin, std::size_t end) {
     for (std::size_t c = 0; c < K; ++c) {
       if (coef[c] == 0.0) continue;
-      for (std::size_t j = begin; j < end; ++j) st.g[j * K + c] += coef[c] * row[j];
+      for (std::size_t j = begin; j < end; ++j) {
+        if (skip == nullptr || !(*skip)[j]) st.g[j * K + c] += coef[c] * row[j];
+      }
     }
   };
   if (n > 4 * kRowBlock) {
@@ -169,10 +174,11 @@ inline void add_row(DualState& st, const double* row, const double* coef) {
   }
 }
 
-// One coordinate step on row i for every output; returns whether α changed.
-inline bool step(DualState& st, RowCache& cache, std::size_t i, std::vector<double>& coef) {
+// The coordinate step on row i for every output: α updated, coef_c =
+// Δα_ic y_ic/(λn) (g not touched). Returns max_c |Δα_ic|.
+inline double coordinate(DualState& st, std::size_t i, double* coef) {
   const std::size_t K = st.K;
-  bool changed = false;
+  double largest = 0.0;
   for (std::size_t c = 0; c < K; ++c) {
     const std::size_t at = i * K + c;
     const double margin_gap = 1.0 - st.y[at] * st.g[at];
@@ -184,13 +190,69 @@ inline bool step(DualState& st, RowCache& cache, std::size_t i, std::vector<doub
     }
     const double delta = next - st.alpha[at];
     coef[c] = delta * st.y[at] / st.lambda_n;
-    if (delta != 0.0) {
-      st.alpha[at] = next;
-      changed = true;
-    }
+    st.alpha[at] = next;
+    largest = std::max(largest, std::abs(delta));
   }
+  return largest;
+}
+
+// One coordinate step on row i, g updated on every row; whether α changed.
+inline bool step(DualState& st, RowCache& cache, std::size_t i, std::vector<double>& coef) {
+  const bool changed = coordinate(st, i, coef.data()) > 0.0;
   if (changed && st.diag[i] > 0.0) add_row(st, cache.row(i), coef.data());
   return changed;
+}
+
+// Shrinking. Between full passes, the rows with a free α (0 < α_ic < 1 for
+// some c: the only ones that still move much once the bounds have settled)
+// get up to kShrunkPasses passes of their own, with g kept on those rows
+// only (O(|F|) per change instead of O(n)); then the rest of g is rebuilt
+// from the accumulated changes, one kernel row per changed free row, so the
+// next full pass (which re-examines every row, bound ones included, and
+// checks the gap) sees g exactly as without shrinking, to rounding.
+// Returns the coordinate visits made.
+inline constexpr int kShrunkPasses = 20;
+
+inline std::uint64_t shrunk_passes(DualState& st, RowCache& cache, Rng& rng, double tolerance) {
+  const std::size_t n = st.n, K = st.K;
+  std::vector<std::size_t> free;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < K; ++c) {
+      if (st.alpha[i * K + c] > 0.0 && st.alpha[i * K + c] < 1.0 && st.diag[i] > 0.0) {
+        free.push_back(i);
+        break;
+      }
+    }
+  }
+  if (free.size() < 2 || 2 * free.size() > n) return 0;  // nothing to gain
+  std::vector<double> pending(n * K, 0.0), coef(K);
+  std::vector<std::size_t> order = free;
+  std::uint64_t visits = 0;
+  for (int pass = 0; pass < kShrunkPasses; ++pass) {
+    rng.shuffle(std::span<std::size_t>(order));
+    double largest = 0.0;
+    for (const std::size_t i : order) {
+      const double moved = coordinate(st, i, coef.data());
+      ++visits;
+      if (moved == 0.0) continue;
+      largest = std::max(largest, moved);
+      const double* row = cache.row(i);
+      for (std::size_t c = 0; c < K; ++c) {
+        if (coef[c] == 0.0) continue;
+        pending[i * K + c] += coef[c];
+        for (const std::size_t j : free) st.g[j * K + c] += coef[c] * row[j];
+      }
+    }
+    if (largest < 0.1 * tolerance) break;
+  }
+  std::vector<char> is_free(n, 0);
+  for (const std::size_t i : free) is_free[i] = 1;
+  for (const std::size_t i : free) {  // in row order: the same sums whatever the shuffles
+    bool any = false;
+    for (std::size_t c = 0; c < K; ++c) any = any || pending[i * K + c] != 0.0;
+    if (any) add_row(st, cache.row(i), &pending[i * K], &is_free);
+  }
+  return visits;
 }
 
 struct Gap {
@@ -290,7 +352,8 @@ inline DualState initial_state(const Dataset& data, const KernelParams& kernel, 
 // The passes of coordinate ascent and the stopping rule (kernel_sdca.hpp):
 // at most `passes`; `budget`: exactly that many, no early stop.
 struct Passes {
-  std::uint64_t passes = 0;
+  std::uint64_t passes = 0;  // full passes
+  std::uint64_t visits = 0;  // coordinate visits, shrunk passes included
   StopReason stopped = StopReason::kMaxEpochs;
   Gap gap;  // from an exactly recomputed g
 };
@@ -305,8 +368,15 @@ inline Passes ascend(DualState& st, RowCache& cache, const EngineSettings& s, st
   Passes out;
   out.stopped = budget ? StopReason::kBudget : StopReason::kMaxEpochs;
   bool exact = false;  // g was recomputed since the last change of α
-  while (out.passes < passes) {
+  const std::uint64_t cap = passes * n;
+  while (out.visits < cap) {
+    if (!budget && out.visits > 0) {  // shrunk passes between full ones (none for a fixed budget)
+      const std::uint64_t shrunk = shrunk_passes(st, cache, rng, s.tolerance);
+      out.visits += shrunk;
+      exact = exact && shrunk == 0;
+    }
     ++out.passes;
+    out.visits += n;
     rng.shuffle(std::span<std::size_t>(order));
     bool changed = false;
     for (const std::size_t i : order) changed = step(st, cache, i, coef) || changed;
@@ -325,7 +395,7 @@ inline Passes ascend(DualState& st, RowCache& cache, const EngineSettings& s, st
     }
     EpochInfo info;
     info.epoch = static_cast<int>(out.passes);
-    info.iterations = out.passes * n;
+    info.iterations = out.visits;
     if (on_epoch && !on_epoch(info)) {
       out.stopped = StopReason::kCallback;
       break;
@@ -387,8 +457,8 @@ inline KernelModel train_kernel_sdca(const Dataset& data, const KernelSettings& 
   TrainingSummary& t = m.training;
   t.examples = n;
   t.nnz = data.nnz();
-  t.iterations = run.passes * n;
-  t.epochs = static_cast<double>(run.passes);
+  t.iterations = run.visits;
+  t.epochs = static_cast<double>(run.visits) / static_cast<double>(n);
   t.converged = run.stopped == StopReason::kTolerance || (run.stopped == StopReason::kBudget && gap.relative() <= s.tolerance);
   t.stopped_by = to_string(run.stopped);
   t.solver = "sdca";
