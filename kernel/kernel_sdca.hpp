@@ -78,7 +78,8 @@ class RowCache {
            std::uint64_t cap_bytes)
       : data_(data), kernel_(kernel), shift_(shift), sq_(sq), slot_of_(data.size(), kNone), dense_(data.dimension, 0.0) {
     const std::uint64_t row_bytes = std::max<std::uint64_t>(1, data.size() * sizeof(double));
-    capacity_ = static_cast<std::size_t>(std::clamp<std::uint64_t>(cap_bytes / row_bytes, 2, data.size()));
+    const std::uint64_t n = data.size();  // ≥ 1
+    capacity_ = static_cast<std::size_t>(std::clamp<std::uint64_t>(cap_bytes / row_bytes, std::min<std::uint64_t>(2, n), n));
   }
 
   const double* row(std::size_t i) {

@@ -325,3 +325,16 @@ TEST_CASE("kernel_hinge settings: auto picks sdca, Pegasos settings pick pegasos
   CHECK_THROWS_WITH(with({{"solver", "sdca"}, {"max_support_vectors", 10}}), Contains("max_support_vectors"));
   CHECK(with({{"tolerance", 1e-3}, {"max_epochs", 10}}).engine.max_epochs == 10);
 }
+
+TEST_CASE("kernel sdca: a small LRU row cache changes the cost, not the model", "[kernel][sdca]") {
+  const Dataset ds = fixtures::gaussian(300, 6, 51, 1.0, 0.5);
+  KernelSettings big = rbf(1.0, true), tiny = big;
+  tiny.cache_megabytes = 10 * 300 * 8 / 1048576.0;  // 10 rows of 300 values
+  const KernelModel a = train_kernel_sdca(ds, big, settings(1e-3, 1e-4));
+  const KernelModel b = train_kernel_sdca(ds, tiny, settings(1e-3, 1e-4));
+  CHECK(kernel_model_to_json(a) != "");
+  CHECK(a.coefficients == b.coefficients);
+  CHECK(a.intercept == b.intercept);
+  CHECK(*a.training.objective == *b.training.objective);
+  CHECK(*b.training.kernel_evaluations > *a.training.kernel_evaluations);  // rows were evicted and recomputed
+}
