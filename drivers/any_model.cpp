@@ -6,6 +6,7 @@
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
 #include "io/json_checks.hpp"
+#include "kernel/kernel_sdca.hpp"
 #include "kernel/kernel_trainer.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
@@ -82,7 +83,9 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
     out.linear->features = features_text(features);
     return out;
   }
-  KernelModel km = train_kernel(train, config.kernel, config.engine, on_epoch);
+  // config_from_json resolved `auto` for kernel_hinge to sdca or pegasos.
+  KernelModel km = config.engine.solver == Solver::kSdca ? train_kernel_sdca(train, config.kernel, config.engine, on_epoch)
+                                                         : train_kernel(train, config.kernel, config.engine, on_epoch);
   nlohmann::json settings = config.resolved;
   settings.erase("threads");  // run settings: the model is the same for any value
   settings.erase("strict");

@@ -83,7 +83,7 @@ std::vector<ConfigKey> key_list() {
       {"objective", std::string(objective_row(ObjectiveId::kHinge).name), objective_help()},
       {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}"},
       {"kernel", default_kernel_json(), objective_names(is_kernel) + ": {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
-      {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none)"},
+      {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none; kernel Pegasos)", true},
       {"kernel_cache_mb", 1024, objective_names(is_kernel) + ": kernel-row cache size (a run setting)"},
       {"source_model", "", objective_names(needs_source) + ": model file of the source domain (w_R)"},
       {"init_model", "",
@@ -93,9 +93,9 @@ std::vector<ConfigKey> key_list() {
        "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms), or \"auto\": chosen by stratified "
        "cv_folds-fold cross-validation along a warm-started path, C = 0.01..1000 (README § Choosing λ)"},
       {"solver", "auto",
-       "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective) | "
-       "auto: sdca for the linear objectives (bias none or feature), else pegasos; pegasos whenever "},  // + below
-      {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance)"},
+       "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective and kernel_hinge) | "
+       "auto: sdca for the linear objectives and kernel_hinge (bias none or feature), else pegasos; pegasos whenever "},  // + below
+      {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance; kernel_hinge with solver pegasos: 5)"},
       {"iterations", 0, "number of Pegasos steps T; 0 = use epochs", true},
       {"batch_size", 1, "examples per step k (1 = the classic algorithm)", true},
       {"projection", true, "project onto the ball ‖w‖ ≤ 1/√λ after each step", true},
@@ -250,7 +250,6 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
   const std::string name(c.objective.name);
   if (c.objective.kernel) {
     c.kernel = kernel_settings_from_json(merged, origin);
-    if (!merged.contains("sampling")) all["sampling"] = "uniform";  // the paper's kernel algorithm
     all["kernel"] = kernel_settings_to_json(c.kernel)["kernel"];
   } else {
     for (const char* key : {"kernel", "max_support_vectors", "kernel_cache_mb"}) {
@@ -345,7 +344,7 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
   const std::string solver = choice(all["solver"], origin, "solver", {"pegasos", "sdca", "auto"});
   e.solver = solver == "pegasos" ? Solver::kPegasos : solver == "sdca" ? Solver::kSdca : Solver::kAuto;
   if (e.solver == Solver::kSdca) {
-    if (!objective.sdca) {
+    if (!objective.sdca && !objective.kernel) {
       fail(origin, "solver", "sdca trains the linear objectives; " + std::string(objective.name) + " is " +
                                  std::string(objective.help) + " (solver pegasos)");
     }
@@ -361,6 +360,31 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
     if (e.solver == Solver::kAuto) e.solver = Solver::kPegasos;
     if (e.solver == Solver::kSdca) fail(origin, key.name, "a Pegasos setting; solver is sdca");
   }
+}
+
+// kernel_hinge: SDCA unless a Pegasos-only setting (a budget included) asks
+// for kernel Pegasos; bias feature = the kernel + 1 trick; a setting neither
+// kernel solver uses may not have a non-default value (it would be ignored).
+void read_kernel_solver(const json& all, const std::string& origin, TrainConfig& c) {
+  EngineSettings& e = c.engine;
+  for (const char* key : {"projection", "output", "average_gamma", "keep_duals"}) {
+    if (all[key] != default_of(key)) {
+      fail(origin, key, "not used by kernel_hinge (kernel Pegasos keeps its last iterate unprojected; kernel SDCA's "
+                        "model coefficients are its dual variables)");
+    }
+  }
+  if (e.bias == BiasMode::kUnregularized) {
+    fail(origin, "bias", "kernel_hinge takes feature (the kernel + 1 trick: a regularised intercept) or none");
+  }
+  if (e.solver == Solver::kAuto) e.solver = Solver::kSdca;  // read_solver made it pegasos if a Pegasos setting asks
+  if (e.solver == Solver::kPegasos) {
+    for (const char* key : {"tolerance", "max_epochs"}) {
+      if (all[key] != default_of(key)) {
+        fail(origin, key, "kernel Pegasos runs a fixed number of epochs (epochs; 0 = 5); the stopping rule is solver sdca's");
+      }
+    }
+  }
+  c.kernel.intercept = e.bias == BiasMode::kFeature;
 }
 
 // What training chooses by cross-validation on its own data: lambda "auto",
@@ -473,6 +497,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   }
   read_solver(all, origin, c.objective, c.engine);
   read_run_settings(all, origin, c);
+  if (c.objective.kernel) read_kernel_solver(all, origin, c);
   read_data_settings(all, origin, c);
   if (c.init_model.empty()) all.erase("init_model");  // cold models echo their settings as before
   if (c.keep_duals) all.erase("keep_duals");  // likewise: only keep_duals false is echoed

@@ -137,6 +137,11 @@ std::string kernel_model_to_json(const KernelModel& m) {
             {"training", std::move(training)},
             {"support_vectors", std::move(rows)},
             {"coefficients", std::move(coefficients)}};
+  if (!m.intercept.empty()) {  // only models trained with one: older files stay as they were
+    if (m.intercept.size() != K) throw std::logic_error("kernel model: one intercept per output expected");
+    for (const double b : m.intercept) check_finite(b, "intercept");
+    j["intercept"] = m.intercept;
+  }
   operating_point_to_json(m, j);
   return j.dump(1) + "\n";
 }
@@ -206,6 +211,10 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
     for (std::size_t s = 0; s < n_sv; ++s) {
       m.coefficients[s * K + c] = finite_number(column[s], name, field + "/" + std::to_string(s));
     }
+  }
+  if (auto it = j.find("intercept"); it != j.end()) {  // absent in models without one
+    if (!it->is_array() || it->size() != K) bad(name, "/intercept", "expected " + std::to_string(K) + " numbers (one per output)");
+    for (std::size_t c = 0; c < K; ++c) m.intercept.push_back(finite_number((*it)[c], name, "/intercept/" + std::to_string(c)));
   }
   if (auto it = j.find("settings"); it != j.end() && it->is_object()) m.settings = json_object_text(*it);
   if (auto it = j.find("data"); it != j.end() && it->is_object()) m.data = json_object_text(*it);

@@ -78,6 +78,9 @@ std::vector<double> KernelModel::scores(const Dataset& data) const {
   raw_scores_of(data.size(), [&](std::size_t i) { return data.row(i); }, out.data());
   const double scale = decision_scale();
   for (double& v : out) v *= scale;
+  if (!intercept.empty()) {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] += intercept[i % K];
+  }
   return out;
 }
 
@@ -85,6 +88,9 @@ void KernelModel::scores(const RowView& x, double* out) const {
   raw_scores(x, out);
   const double scale = decision_scale();
   for (int c = 0; c < outputs; ++c) out[c] *= scale;
+  if (!intercept.empty()) {
+    for (int c = 0; c < outputs; ++c) out[c] += intercept[static_cast<std::size_t>(c)];
+  }
 }
 
 double KernelModel::regularizer() const {
@@ -97,7 +103,9 @@ double KernelModel::regularizer() const {
   double sq = 0.0;
   for (std::size_t i = 0; i < m * K; ++i) sq += coefficients[i] * raw[i];
   const double scale = decision_scale();
-  return lambda / 2 * scale * scale * sq;
+  double b2 = 0.0;
+  for (const double b : intercept) b2 += b * b;
+  return lambda / 2 * (scale * scale * sq + b2);
 }
 
 }  // namespace pegasos

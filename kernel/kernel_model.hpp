@@ -1,7 +1,9 @@
 // A trained kernel model: f_c(x) = 1/(λ T k) · Σ_s a_sc · k(sv_s, x), where the
 // support vectors sv_s are the training rows with a non-zero count and
-// a_sc = α_sc y_sc their per-output coefficients (see objectives/kernel_hinge.hpp).
-// No bias. Binary: one output, a positive score means classes[1]; multiclass
+// a_sc = α_sc y_sc their per-output coefficients (see objectives/kernel_hinge.hpp),
+// plus an intercept b_c when trained with `bias: feature` (the kernel + 1
+// trick: b_c is the weight of a regularised constant feature, so λ/2 b_c² is
+// part of the regulariser); without one (`bias: none`, older files) b_c = 0. Binary: one output, a positive score means classes[1]; multiclass
 // (one-vs-all): K outputs, the prediction is the argmax — the same conventions
 // as pegasos::Model, so predict/eval treat both kinds alike.
 //
@@ -13,6 +15,7 @@
 //     "support_vectors": ["3:0.25 17:1 ...", ...],   LIBSVM-style rows, 1-based indices,
 //                                                    float32 values in shortest round-trip form
 //     "coefficients": [[a_1c, ..., a_mc] for each output c],
+//     "intercept": [b_1, ..., b_K],                  only when trained with one
 //     "settings": {...}, "data": {...}, "training": {...} }
 // Writing then reading a model is exact (values are float32 written with
 // std::to_chars, coefficients and parameters doubles written round-trip).
@@ -151,6 +154,8 @@ struct KernelModel : ModelHeader {
   std::vector<std::uint32_t> sv_indices;
   std::vector<float> sv_values;
   std::vector<double> coefficients;
+  // b_c per output, added to the scaled expansion; empty = none (all zero).
+  std::vector<double> intercept;
   // settings (the training configuration), data (reader settings: format,
   // label_column, normalize) and training (iterations, support vectors,
   // evictions, kernel evaluations, objective, regularizer).
@@ -175,13 +180,13 @@ struct KernelModel : ModelHeader {
   // Unscaled Σ_s a_sc k(sv_s, x) for every output (features of x at or beyond
   // `dimension` are ignored). Cost O(m · nnz); parallel for large m.
   void raw_scores(const RowView& x, double* out) const;
-  // out[c] = f_c(x) = decision_scale() · raw.
+  // out[c] = f_c(x) = decision_scale() · raw + b_c.
   void scores(const RowView& x, double* out) const;
   // Scores of every row of `data` (size() × outputs, row-major), the same
   // bits as scores(row) row by row but faster: chunks of rows share each
   // block of support vectors while it is in cache; parallel over chunks.
   std::vector<double> scores(const Dataset& data) const;
-  // λ/2 Σ_c ‖w_c‖² by the O(m²) Gram sum (the training summary stores it).
+  // λ/2 Σ_c (‖w_c‖² + b_c²) by the O(m²) Gram sum (the training summary stores it).
   double regularizer() const;
 
   std::vector<double> sv_sq_norms;  // derived, see prepare()

@@ -167,7 +167,16 @@ struct KernelProblem {
   std::size_t K;  // outputs: 1 (binary) or the number of classes
   std::vector<double> sq;
   bool scatter;
+  bool intercept = false;  // k + 1: raw_c gains Σ_s a_sc
 };
+
+// Σ_s a_sc per output (the constant part of k + 1), in support-set order.
+void add_intercept_raw(const KernelProblem& p, const SupportSet& S, double* raw) {
+  if (!p.intercept) return;
+  for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
+    for (std::size_t c = 0; c < p.K; ++c) raw[c] += S.coefficients()[s_i * p.K + c];
+  }
+}
 
 // Kernel values of row j against the whole support set: the cached prefix
 // plus fresh evaluations for the support vectors added since (parallel over
@@ -249,6 +258,7 @@ void score_batch(const KernelProblem& p, const KernelHinge& objective, const Sup
   const std::size_t k = b.rows.size(), K = p.K;
   for (std::size_t a = 0; a < k; ++a) {
     combine_expansion(S.coefficients(), K, S.size(), rows.row(b.rows[a]), &b.raw[a * K]);
+    add_intercept_raw(p, S, &b.raw[a * K]);
   }
   const double scale = t == 1 ? 0.0 : 1.0 / (lambda * static_cast<double>(t - 1) * static_cast<double>(k));
   for (std::size_t a = 0; a < k; ++a) {
@@ -301,6 +311,11 @@ KernelModel kernel_model_of(const KernelProblem& p, const SupportSet& S, double 
     m.sv_ptr.push_back(m.sv_indices.size());
   }
   m.coefficients.assign(S.coefficients(), S.coefficients() + S.size() * p.K);
+  if (p.intercept) {
+    m.intercept.assign(p.K, 0.0);
+    add_intercept_raw(p, S, m.intercept.data());
+    for (double& b : m.intercept) b *= m.decision_scale();
+  }
   m.prepare();
   return m;
 }
@@ -353,11 +368,15 @@ void record_objective(const KernelProblem& p, const KernelHinge& objective, cons
   for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
     for (std::size_t c = 0; c < K; ++c) sq_norm += m.coefficients[s_i * K + c] * rows_raw[S.row(s_i) * K + c];
   }
-  const double regularizer = lambda / 2 * final_scale * final_scale * sq_norm;
+  double b2 = 0.0;
+  for (const double b : m.intercept) b2 += b * b;
+  const double regularizer = lambda / 2 * (final_scale * final_scale * sq_norm + b2);
   double loss = 0.0;
   std::vector<double> sc(K);
   for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t c = 0; c < K; ++c) sc[c] = final_scale * rows_raw[i * K + c];
+    for (std::size_t c = 0; c < K; ++c) {
+      sc[c] = final_scale * rows_raw[i * K + c] + (m.intercept.empty() ? 0.0 : m.intercept[c]);
+    }
     loss += objective.loss(p.data.row(i), sc.data());
   }
   const double objective_value = regularizer + loss / static_cast<double>(n);
@@ -392,7 +411,7 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const En
   if (T == 0) T = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(epochs * static_cast<double>(n) / static_cast<double>(k))));
 
   // ‖x_i‖² of every training row (RBF); computed once.
-  KernelProblem problem{data, kernel, K, std::vector<double>(n, 0.0), dim <= kDenseQueryMaxDimension};
+  KernelProblem problem{data, kernel, K, std::vector<double>(n, 0.0), dim <= kDenseQueryMaxDimension, ks.intercept};
   if (kernel.type == KernelType::kRbf) {
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { problem.sq[i] = row_squared_norm(data.row(i)); });
   }
@@ -408,6 +427,7 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const En
   KernelBatch batch(k, K);
 
   std::uint64_t t = 0;
+  bool stopped_early = false;
   while (t < T) {
     ++t;
     for (std::size_t a = 0; a < k; ++a) batch.rows[a] = sampler.next();
@@ -417,7 +437,10 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const En
       EpochInfo info;
       info.epoch = static_cast<int>((t + steps_per_epoch - 1) / steps_per_epoch);
       info.iterations = t;
-      if (on_epoch && !on_epoch(info)) break;
+      if (on_epoch && !on_epoch(info)) {
+        stopped_early = true;
+        break;
+      }
     }
   }
 
@@ -428,6 +451,10 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const En
   m.training.epochs = static_cast<double>(t) * static_cast<double>(k) / static_cast<double>(n);
   m.training.support_vectors = S.size();
   m.training.evictions = evictions;
+  // A fixed number of steps, no certificate: never "converged".
+  m.training.solver = "pegasos";
+  m.training.converged = false;
+  m.training.stopped_by = to_string(stopped_early ? StopReason::kCallback : StopReason::kBudget);
   m.training.kernel_evaluations = rows.evaluations();
   if (ks.compute_objective) record_objective(problem, objective, S, cache, lambda, m);
   return m;

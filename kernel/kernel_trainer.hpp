@@ -12,8 +12,11 @@
 // the other samplers of the engine work too. Without iterations or
 // epochs the trainer runs kDefaultKernelEpochs epochs (no automatic stopping:
 // estimating the objective would cost an extra pass of n·|S| kernel values).
-// Ignored EngineSettings: projection, output (always the last iterate),
-// average_gamma, bias (always none), tolerance / max_epochs / stop_sample.
+// Not used: projection, output (always the last iterate), average_gamma,
+// bias (KernelSettings::intercept says whether k + 1 is used), tolerance /
+// max_epochs / stop_sample (the config layer refuses non-default values of
+// those settings for kernel_hinge; kernel/kernel_sdca.hpp is the solver
+// with a certified stop).
 //
 // Parameter store: the support set S = rows with a non-zero count, kept as a
 // list in order of entry (with a contiguous copy of the rows, so the scan
@@ -82,6 +85,10 @@ struct KernelSettings {
   // Cache of kernel rows k(x_s, x_j) for revisited examples (not used with a
   // budget). Same model with any cap; a larger cap only saves evaluations.
   double cache_megabytes = 1024.0;
+  // The kernel + 1 trick (`bias: feature`): k'(x, x') = k(x, x') + 1, the
+  // weight of a regularised constant feature 1 in feature space. The model
+  // then stores the intercept b_c = scale · Σ_s a_sc (kernel_model.hpp).
+  bool intercept = false;
   // Compute the training objective Σ_c λ/2‖w_c‖² + mean hinge at the end
   // (n·|S| kernel values, mostly from the cache).
   bool compute_objective = true;

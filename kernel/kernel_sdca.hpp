@@ -1,0 +1,477 @@
+// Kernel SDCA: dual coordinate ascent for kernel_hinge (the dual sibling of
+// kernel Pegasos; Shalev-Shwartz & Zhang, JMLR 2013; Hsieh et al. 2008 for
+// the closed-form hinge step), stopping on a certified duality gap.
+//
+// Per output c (binary: one; one-vs-all: class c vs the rest, all in
+// lock-step so that one kernel row serves every class) the problem is
+//   P(w) = λ/2 ‖w‖² + (1/n) Σ_i max(0, 1 − y_i ⟨w, φ(x_i)⟩),
+// and its dual, with K'_ij = k(x_i, x_j) + B² (B² = 1 with the intercept,
+// `bias: feature`: the kernel + 1 trick, a regularised constant feature;
+// B² = 0 without it), α_i ∈ [0, 1]:
+//   D(α) = (1/n) Σ α_i − λ/2 ‖w(α)‖²,   w(α) = 1/(λn) Σ_j α_j y_j φ'(x_j),
+//   g_i = ⟨w(α), φ'(x_i)⟩ = 1/(λn) Σ_j α_j y_j K'_ij,
+//   ‖w‖² = 1/(λn) Σ_i α_i y_i g_i.
+// Coordinate step (D is a concave quadratic in α_i alone):
+//   α_i ← clip(α_i + λn (1 − y_i g_i) / K'_ii, 0, 1),
+//   then g ← g + Δα_i y_i/(λn) · K'_i·   (one kernel row, O(n)).
+// A step that changes nothing reads no kernel row: rows at a bound whose
+// margin agrees cost O(1). Rows come from an LRU cache of whole kernel rows
+// sized by `kernel_cache_mb`. Between full passes, shrinking: passes over
+// the free rows only (0 < α < 1), g kept on them, then rebuilt elsewhere
+// (shrunk_passes below); `epochs` in the summary counts visits / n.
+//
+// Order: a fresh random permutation of the rows per pass (seeded by `seed`,
+// stream 1). Kernel rows and g updates are computed element by element, in
+// parallel over blocks but each element the same whatever the thread count,
+// so the model is identical for any number of threads.
+//
+// Stopping: after every pass the gap Σ_c (P_c − D_c) from the running g;
+// when it is within `tolerance`·P, g is recomputed exactly from the support
+// vectors (no drift of the running sums can fake a certificate) and the gap
+// checked again. Stops at the cap (`max_epochs` passes; 0 = sized from
+// κ = mean K'_ii/(λn), as the linear SDCA) with converged false, stopped_by
+// max_epochs; with `epochs` > 0 after that many passes (stopped_by budget),
+// its gap still reported.
+//
+// The model: support vectors = rows with some α_ic > 0 (row order),
+// coefficients α_ic y_ic, decision scale 1/(λn) (iterations n, batch size
+// 1), intercept b_c = B²/(λn) Σ_j α_jc y_jc, so
+//   f_c(x) = 1/(λn) Σ_s α_sc y_sc k(x_s, x) + b_c = ⟨w_c, φ'(x)⟩.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <list>
+#include <numeric>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "core/dataset.hpp"
+#include "core/engine.hpp"
+#include "core/errors.hpp"
+#include "core/random.hpp"
+#include "kernel/kernel_model.hpp"
+#include "kernel/kernel_trainer.hpp"
+#include "objectives/kernel_hinge.hpp"
+
+namespace pegasos {
+
+namespace kernel_sdca_detail {
+
+// Elements per parallel block of a kernel row or a g update; below two
+// blocks' worth of work everything runs on the calling thread.
+inline constexpr std::size_t kRowBlock = 1024;
+
+// Whole kernel rows K'_i· (n values), least recently used evicted first.
+// What is cached depends only on the sequence of requests, and a cached row
+// holds the very values a fresh evaluation gives: the cache changes the cost,
+// never a result.
+class RowCache {
+ public:
+  RowCache(const Dataset& data, const KernelParams& kernel, double shift, const std::vector<double>& sq,
+           std::uint64_t cap_bytes)
+      : data_(data), kernel_(kernel), shift_(shift), sq_(sq), slot_of_(data.size(), kNone), dense_(data.dimension, 0.0) {
+    const std::uint64_t row_bytes = std::max<std::uint64_t>(1, data.size() * sizeof(double));
+    const std::uint64_t n = data.size();  // ≥ 1
+    capacity_ = static_cast<std::size_t>(std::clamp<std::uint64_t>(cap_bytes / row_bytes, std::min<std::uint64_t>(2, n), n));
+  }
+
+  const double* row(std::size_t i) {
+    if (slot_of_[i] != kNone) {
+      Entry& e = entries_[slot_of_[i]];
+      lru_.splice(lru_.begin(), lru_, e.position);
+      return e.values.data();
+    }
+    std::size_t slot;
+    if (entries_.size() < capacity_) {
+      slot = entries_.size();
+      entries_.push_back(Entry{std::vector<double>(data_.size()), {}, i});
+    } else {
+      slot = lru_.back();
+      lru_.pop_back();
+      slot_of_[entries_[slot].row] = kNone;
+      entries_[slot].row = i;
+    }
+    lru_.push_front(slot);
+    entries_[slot].position = lru_.begin();
+    slot_of_[i] = slot;
+    compute(i, entries_[slot].values.data());
+    return entries_[slot].values.data();
+  }
+
+  std::uint64_t evaluations() const { return evaluations_; }
+
+ private:
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  struct Entry {
+    std::vector<double> values;
+    std::list<std::size_t>::iterator position;
+    std::size_t row;
+  };
+
+  // out[j] = k(x_j, x_i) + shift: x_j first, as for a support vector against
+  // a query (objectives/kernels.hpp), x_i scattered into a dense array.
+  void compute(std::size_t i, double* out) {
+    const std::size_t n = data_.size();
+    const RowView x = data_.row(i);
+    for (std::uint32_t p = 0; p < x.nnz; ++p) dense_[x.indices[p]] = x.values[p];
+    const KernelQuery query{x, dense_.data(), sq_[i]};
+    auto run = [&](std::size_t begin, std::size_t end) {
+      for (std::size_t j = begin; j < end; ++j) out[j] = query_kernel(kernel_, data_.row(j), sq_[j], query) + shift_;
+    };
+    const std::uint64_t work = data_.nnz() + n;
+    if (n > 2 * kRowBlock && work > kParallelMultiplyAdds) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kRowBlock),
+                        [&](const tbb::blocked_range<std::size_t>& r) { run(r.begin(), r.end()); });
+    } else {
+      run(0, n);
+    }
+    for (std::uint32_t p = 0; p < x.nnz; ++p) dense_[x.indices[p]] = 0.0;
+    evaluations_ += n;
+  }
+
+  const Dataset& data_;
+  KernelParams kernel_;
+  double shift_;
+  const std::vector<double>& sq_;
+  std::size_t capacity_ = 2;
+  std::vector<std::size_t> slot_of_;
+  std::vector<Entry> entries_;
+  std::list<std::size_t> lru_;  // slots, most recently used first
+  std::vector<double> dense_;
+  std::uint64_t evaluations_ = 0;
+};
+
+// The dual state: α and g (n × K, row-major), labels y (n × K), K'_ii.
+struct DualState {
+  std::size_t n = 0, K = 1;
+  double lambda_n = 1.0;
+  std::vector<double> alpha, g, y, diag;
+};
+
+// g_·c += coef_c · row for every output c with coef_c ≠ 0 (only on the rows
+// j with skip[j] == 0 when `skip` is given).
+inline void add_row(DualState& st, const double* row, const double* coef, const std::vector<char>* skip = nullptr) {
+  const std::size_t n = st.n, K = st.K;
+  auto run = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t c = 0; c < K; ++c) {
+      if (coef[c] == 0.0) continue;
+      for (std::size_t j = begin; j < end; ++j) {
+        if (skip == nullptr || !(*skip)[j]) st.g[j * K + c] += coef[c] * row[j];
+      }
+    }
+  };
+  if (n > 4 * kRowBlock) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kRowBlock),
+                      [&](const tbb::blocked_range<std::size_t>& r) { run(r.begin(), r.end()); });
+  } else {
+    run(0, n);
+  }
+}
+
+// The coordinate step on row i for every output: α updated, coef_c =
+// Δα_ic y_ic/(λn) (g not touched). Returns max_c |Δα_ic|.
+inline double coordinate(DualState& st, std::size_t i, double* coef) {
+  const std::size_t K = st.K;
+  double largest = 0.0;
+  for (std::size_t c = 0; c < K; ++c) {
+    const std::size_t at = i * K + c;
+    const double margin_gap = 1.0 - st.y[at] * st.g[at];
+    double next;
+    if (st.diag[i] > 0.0) {
+      next = std::clamp(st.alpha[at] + st.lambda_n * margin_gap / st.diag[i], 0.0, 1.0);
+    } else {  // K'_i· = 0: D is linear in α_i
+      next = margin_gap > 0.0 ? 1.0 : 0.0;
+    }
+    const double delta = next - st.alpha[at];
+    coef[c] = delta * st.y[at] / st.lambda_n;
+    st.alpha[at] = next;
+    largest = std::max(largest, std::abs(delta));
+  }
+  return largest;
+}
+
+// One coordinate step on row i, g updated on every row; whether α changed.
+inline bool step(DualState& st, RowCache& cache, std::size_t i, std::vector<double>& coef) {
+  const bool changed = coordinate(st, i, coef.data()) > 0.0;
+  if (changed && st.diag[i] > 0.0) add_row(st, cache.row(i), coef.data());
+  return changed;
+}
+
+// Shrinking. Between full passes, the rows with a free α (0 < α_ic < 1 for
+// some c: the only ones that still move much once the bounds have settled)
+// get up to kShrunkPasses passes of their own, with g kept on those rows
+// only (O(|F|) per change instead of O(n)); then the rest of g is rebuilt
+// from the accumulated changes, one kernel row per changed free row, so the
+// next full pass (which re-examines every row, bound ones included, and
+// checks the gap) sees g exactly as without shrinking, to rounding.
+// Returns the coordinate visits made.
+inline constexpr int kShrunkPasses = 20;
+
+inline std::uint64_t shrunk_passes(DualState& st, RowCache& cache, Rng& rng, double tolerance) {
+  const std::size_t n = st.n, K = st.K;
+  std::vector<std::size_t> free;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < K; ++c) {
+      if (st.alpha[i * K + c] > 0.0 && st.alpha[i * K + c] < 1.0 && st.diag[i] > 0.0) {
+        free.push_back(i);
+        break;
+      }
+    }
+  }
+  if (free.size() < 2 || 2 * free.size() > n) return 0;  // nothing to gain
+  std::vector<double> pending(n * K, 0.0), coef(K);
+  std::vector<std::size_t> order = free;
+  std::uint64_t visits = 0;
+  for (int pass = 0; pass < kShrunkPasses; ++pass) {
+    rng.shuffle(std::span<std::size_t>(order));
+    double largest = 0.0;
+    for (const std::size_t i : order) {
+      const double moved = coordinate(st, i, coef.data());
+      ++visits;
+      if (moved == 0.0) continue;
+      largest = std::max(largest, moved);
+      const double* row = cache.row(i);
+      for (std::size_t c = 0; c < K; ++c) {
+        if (coef[c] == 0.0) continue;
+        pending[i * K + c] += coef[c];
+        for (const std::size_t j : free) st.g[j * K + c] += coef[c] * row[j];
+      }
+    }
+    if (largest < 0.1 * tolerance) break;
+  }
+  std::vector<char> is_free(n, 0);
+  for (const std::size_t i : free) is_free[i] = 1;
+  for (const std::size_t i : free) {  // in row order: the same sums whatever the shuffles
+    bool any = false;
+    for (std::size_t c = 0; c < K; ++c) any = any || pending[i * K + c] != 0.0;
+    if (any) add_row(st, cache.row(i), &pending[i * K], &is_free);
+  }
+  return visits;
+}
+
+struct Gap {
+  double primal = 0.0, dual = 0.0, regularizer = 0.0;
+  double relative() const {
+    return (primal - dual) / std::max(std::abs(primal), std::numeric_limits<double>::min());
+  }
+};
+
+// P and D summed over the outputs, from g (in row order).
+inline Gap gap_of(const DualState& st) {
+  double loss = 0.0, sum_alpha = 0.0, ayg = 0.0;
+  for (std::size_t at = 0; at < st.n * st.K; ++at) {
+    loss += std::max(0.0, 1.0 - st.y[at] * st.g[at]);
+    sum_alpha += st.alpha[at];
+    ayg += st.alpha[at] * st.y[at] * st.g[at];
+  }
+  const double n = static_cast<double>(st.n);
+  Gap out;
+  out.regularizer = ayg / (2.0 * n);  // λ/2 ‖w‖² = λ/2 · 1/(λn) Σ α y g
+  out.primal = out.regularizer + loss / n;
+  out.dual = sum_alpha / n - out.regularizer;
+  return out;
+}
+
+// g recomputed from the support vectors' kernel rows (no running-sum drift).
+inline void recompute_g(DualState& st, RowCache& cache) {
+  std::fill(st.g.begin(), st.g.end(), 0.0);
+  std::vector<double> coef(st.K);
+  for (std::size_t i = 0; i < st.n; ++i) {
+    bool any = false;
+    for (std::size_t c = 0; c < st.K; ++c) {
+      coef[c] = st.alpha[i * st.K + c] * st.y[i * st.K + c] / st.lambda_n;
+      any = any || coef[c] != 0.0;
+    }
+    if (any && st.diag[i] > 0.0) add_row(st, cache.row(i), coef.data());
+  }
+}
+
+// The model of the dual point (see kernel_sdca.hpp).
+inline KernelModel model_of(const Dataset& data, const KernelParams& kernel, const DualState& st, double lambda, double shift) {
+  KernelModel m;
+  m.classes = data.classes;
+  m.dimension = data.dimension;
+  m.outputs = static_cast<int>(st.K);
+  m.kernel = kernel;
+  m.lambda = lambda;
+  m.iterations = st.n;
+  m.batch_size = 1;
+  std::vector<double> sum(st.K, 0.0);
+  for (std::size_t i = 0; i < st.n; ++i) {
+    bool support = false;
+    for (std::size_t c = 0; c < st.K; ++c) support = support || st.alpha[i * st.K + c] > 0.0;
+    if (!support) continue;
+    const RowView x = data.row(i);
+    m.sv_indices.insert(m.sv_indices.end(), x.indices, x.indices + x.nnz);
+    m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
+    m.sv_ptr.push_back(m.sv_indices.size());
+    for (std::size_t c = 0; c < st.K; ++c) {
+      const double a = st.alpha[i * st.K + c] * st.y[i * st.K + c];
+      m.coefficients.push_back(a);
+      sum[c] += a;
+    }
+  }
+  if (shift != 0.0) {
+    m.intercept.resize(st.K);
+    for (std::size_t c = 0; c < st.K; ++c) m.intercept[c] = shift * sum[c] / st.lambda_n;
+  }
+  m.prepare();
+  return m;
+}
+
+// The problem set-up: labels, K'_ii, κ = mean K'_ii / (λn).
+inline DualState initial_state(const Dataset& data, const KernelParams& kernel, double lambda, double shift,
+                        const std::vector<double>& sq) {
+  DualState st;
+  st.n = data.size();
+  st.K = data.classes.size() == 2 ? 1 : data.classes.size();
+  st.lambda_n = lambda * static_cast<double>(st.n);
+  st.alpha.assign(st.n * st.K, 0.0);
+  st.g.assign(st.n * st.K, 0.0);
+  st.y.resize(st.n * st.K);
+  st.diag.resize(st.n);
+  const KernelHinge objective(static_cast<int>(st.K));
+  for (std::size_t i = 0; i < st.n; ++i) {
+    const RowView x = data.row(i);
+    for (std::size_t c = 0; c < st.K; ++c) st.y[i * st.K + c] = objective.sign(x, static_cast<int>(c));
+    st.diag[i] = kernel_from_dot(kernel, row_squared_norm(x), sq[i], sq[i]) + shift;
+    if (!std::isfinite(st.diag[i])) {
+      throw InputError(data.source + ": the kernel value k(x, x) of row " + std::to_string(i + 1) +
+                       " is infinite or NaN; scale the features or lower the kernel's gamma / degree");
+    }
+  }
+  return st;
+}
+
+// The passes of coordinate ascent and the stopping rule (kernel_sdca.hpp):
+// at most `passes`; `budget`: exactly that many, no early stop.
+struct Passes {
+  std::uint64_t passes = 0;  // full passes
+  std::uint64_t visits = 0;  // coordinate visits, shrunk passes included
+  StopReason stopped = StopReason::kMaxEpochs;
+  Gap gap;  // from an exactly recomputed g
+};
+
+inline Passes ascend(DualState& st, RowCache& cache, const EngineSettings& s, std::uint64_t passes, bool budget,
+                     const std::function<bool(const EpochInfo&)>& on_epoch) {
+  const std::size_t n = st.n;
+  Rng rng(derive_seed(s.seed, 1));
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::vector<double> coef(st.K);
+  Passes out;
+  out.stopped = budget ? StopReason::kBudget : StopReason::kMaxEpochs;
+  bool exact = false;  // g was recomputed since the last change of α
+  const std::uint64_t cap = passes * n;
+  while (out.visits < cap) {
+    if (!budget && out.visits > 0) {  // shrunk passes between full ones (none for a fixed budget)
+      const std::uint64_t shrunk = shrunk_passes(st, cache, rng, s.tolerance);
+      out.visits += shrunk;
+      exact = exact && shrunk == 0;
+    }
+    ++out.passes;
+    out.visits += n;
+    rng.shuffle(std::span<std::size_t>(order));
+    bool changed = false;
+    for (const std::size_t i : order) changed = step(st, cache, i, coef) || changed;
+    exact = exact && !changed;
+    out.gap = gap_of(st);
+    if (!budget && out.gap.relative() <= s.tolerance) {
+      if (!exact) {
+        recompute_g(st, cache);
+        exact = true;
+        out.gap = gap_of(st);
+      }
+      if (out.gap.relative() <= s.tolerance) {
+        out.stopped = StopReason::kTolerance;
+        break;
+      }
+    }
+    EpochInfo info;
+    info.epoch = static_cast<int>(out.passes);
+    info.iterations = out.visits;
+    if (on_epoch && !on_epoch(info)) {
+      out.stopped = StopReason::kCallback;
+      break;
+    }
+  }
+  if (!exact) {
+    recompute_g(st, cache);
+    out.gap = gap_of(st);
+  }
+  // The cap reached with the gap met only after the exact recomputation: certified all the same.
+  if (out.stopped == StopReason::kMaxEpochs && out.gap.relative() <= s.tolerance) out.stopped = StopReason::kTolerance;
+  return out;
+}
+
+}  // namespace kernel_sdca_detail
+
+// Train kernel_hinge by dual coordinate ascent (binary, or one-vs-all when
+// data has more than two classes). Uses s.lambda, s.seed, s.tolerance,
+// s.max_epochs, s.epochs (> 0: a fixed number of passes), ks.kernel,
+// ks.intercept, ks.cache_megabytes; ks.max_support_vectors must be 0.
+// Fills model.training (examples, nnz, iterations = coordinate visits,
+// epochs = passes, converged, stopped_by, solver "sdca", objective,
+// dual_objective, relative_gap, tolerance, certificate, regularizer,
+// support_vectors, kernel_evaluations). `on_epoch` is called after every
+// pass; returning false stops (stopped_by callback).
+// Cost per pass O(n) plus O(n · (nnz + K)) per changed row (its kernel row,
+// unless cached, and the update of g); memory O(n·K) plus the cache.
+inline KernelModel train_kernel_sdca(const Dataset& data, const KernelSettings& ks, const EngineSettings& s,
+                                     const std::function<bool(const EpochInfo&)>& on_epoch = {}) {
+  using namespace kernel_sdca_detail;
+  const std::size_t n = data.size();
+  if (n == 0) throw InputError(data.source + ": no training examples");
+  if (data.classes.size() < 2) throw InputError(data.source + ": a classifier needs at least two classes");
+  if (!(s.lambda > 0)) throw std::invalid_argument("train_kernel_sdca: lambda > 0 required");
+  if (ks.max_support_vectors != 0) throw std::invalid_argument("train_kernel_sdca: no budget (Pegasos only)");
+  KernelParams kernel = ks.kernel;
+  if (kernel.type != KernelType::kLinear && kernel.gamma == 0.0) {
+    kernel.gamma = 1.0 / std::max<std::uint32_t>(data.dimension, 1);
+  }
+  const double shift = ks.intercept ? s.bias_feature_value * s.bias_feature_value : 0.0;
+  std::vector<double> sq(n, 0.0);
+  if (kernel.type == KernelType::kRbf) {
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { sq[i] = row_squared_norm(data.row(i)); });
+  }
+  DualState st = initial_state(data, kernel, s.lambda, shift, sq);
+  const double kappa = std::accumulate(st.diag.begin(), st.diag.end(), 0.0) / static_cast<double>(n) / st.lambda_n;
+  const bool budget = s.epochs > 0;
+  const std::uint64_t passes = budget ? static_cast<std::uint64_t>(std::ceil(s.epochs))
+                               : s.max_epochs > 0 ? static_cast<std::uint64_t>(s.max_epochs)
+                                                  : static_cast<std::uint64_t>(automatic_epoch_cap(Solver::kSdca, kappa));
+  RowCache cache(data, kernel, shift, sq, static_cast<std::uint64_t>(std::max(0.0, ks.cache_megabytes) * 1048576.0));
+  const Passes run = ascend(st, cache, s, passes, budget, on_epoch);
+  const Gap& gap = run.gap;
+  if (!std::isfinite(gap.primal)) {
+    throw InputError(data.source + ": the kernel expansion became infinite or NaN; scale the features or lower the "
+                     "kernel's gamma / degree");
+  }
+  KernelModel m = model_of(data, kernel, st, s.lambda, shift);
+  TrainingSummary& t = m.training;
+  t.examples = n;
+  t.nnz = data.nnz();
+  t.iterations = run.visits;
+  t.epochs = static_cast<double>(run.visits) / static_cast<double>(n);
+  t.converged = run.stopped == StopReason::kTolerance || (run.stopped == StopReason::kBudget && gap.relative() <= s.tolerance);
+  t.stopped_by = to_string(run.stopped);
+  t.solver = "sdca";
+  t.objective = gap.primal;
+  t.tolerance = s.tolerance;
+  t.dual_objective = gap.dual;
+  t.relative_gap = gap.relative();
+  t.certificate = "duality gap";
+  t.regularizer = gap.regularizer;
+  t.support_vectors = m.num_support_vectors();
+  t.kernel_evaluations = cache.evaluations();
+  return m;
+}
+
+}  // namespace pegasos

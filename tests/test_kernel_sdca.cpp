@@ -1,0 +1,340 @@
+// Kernel SDCA (kernel/kernel_sdca.hpp): the dual optimum against an
+// independent projected-gradient solver on a dense Gram matrix, KKT
+// conditions, the certified gap, the objective re-evaluated from the model
+// file by hand, the kernel + 1 intercept, determinism (seed, thread count),
+// the linear kernel against the linear SDCA, the cap, and the config rules
+// (solver auto, settings kernel_hinge does not use).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <tbb/global_control.h>
+
+#include "core/errors.hpp"
+#include "core/sdca.hpp"
+#include "drivers/config.hpp"
+#include "io/kernel_model_json.hpp"
+#include "kernel/kernel_sdca.hpp"
+#include "objectives/hinge.hpp"
+#include "tests/fixtures.hpp"
+
+using namespace pegasos;
+
+namespace {
+
+using Dense = std::vector<std::vector<double>>;
+
+Dense dense_rows(const Dataset& ds) {
+  Dense x(ds.size(), std::vector<double>(ds.dimension, 0.0));
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const RowView r = ds.row(i);
+    for (std::uint32_t p = 0; p < r.nnz; ++p) x[i][r.indices[p]] = r.values[p];
+  }
+  return x;
+}
+
+// The kernel written out from its definition (not objectives/kernels.hpp).
+double kernel_value(const KernelParams& k, const std::vector<double>& a, const std::vector<double>& b) {
+  double dot = 0.0, dist = 0.0;
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    dot += a[j] * b[j];
+    dist += (a[j] - b[j]) * (a[j] - b[j]);
+  }
+  if (k.type == KernelType::kRbf) return std::exp(-k.gamma * dist);
+  if (k.type == KernelType::kPolynomial) return std::pow(k.gamma * dot + k.coef0, k.degree);
+  return dot;
+}
+
+double label_sign(const Dataset& ds, std::size_t i) { return ds.labels[i] == 1 ? 1.0 : -1.0; }
+
+// The binary dual max_α (1/n) Σ α − 1/(2λn²) αᵀQα, Q_ij = y_i y_j (K_ij + shift),
+// α ∈ [0, 1]ⁿ, by accelerated projected gradient (FISTA) with step 1/L,
+// L ≥ λ_max(Q)/(λn²) bounded by the trace. Returns the optimal dual value.
+struct Reference {
+  std::vector<double> alpha;
+  double dual = 0.0;
+};
+Reference projected_gradient(const Dataset& ds, const KernelParams& k, double lambda, double shift, int iterations) {
+  const std::size_t n = ds.size();
+  const Dense x = dense_rows(ds);
+  Dense Q(n, std::vector<double>(n));
+  double trace = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) Q[i][j] = label_sign(ds, i) * label_sign(ds, j) * (kernel_value(k, x[i], x[j]) + shift);
+    trace += Q[i][i];
+  }
+  const double nn = static_cast<double>(n), ln2 = lambda * nn * nn;
+  const double step = ln2 / trace;
+  std::vector<double> a(n, 0.0), z(n, 0.0), prev(n, 0.0), Qz(n);
+  double t = 1.0;
+  auto dual = [&](const std::vector<double>& v) {
+    double lin = 0.0, quad = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      lin += v[i];
+      for (std::size_t j = 0; j < n; ++j) quad += v[i] * Q[i][j] * v[j];
+    }
+    return lin / nn - quad / (2 * ln2);
+  };
+  for (int it = 0; it < iterations; ++it) {
+    for (std::size_t i = 0; i < n; ++i) {
+      Qz[i] = 0.0;
+      for (std::size_t j = 0; j < n; ++j) Qz[i] += Q[i][j] * z[j];
+    }
+    prev = a;
+    for (std::size_t i = 0; i < n; ++i) a[i] = std::clamp(z[i] + step * (1.0 / nn - Qz[i] / ln2), 0.0, 1.0);
+    const double t_next = (1 + std::sqrt(1 + 4 * t * t)) / 2;
+    for (std::size_t i = 0; i < n; ++i) z[i] = a[i] + (t - 1) / t_next * (a[i] - prev[i]);
+    t = t_next;
+  }
+  return {a, dual(a)};
+}
+
+KernelSettings rbf(double gamma, bool intercept) {
+  KernelSettings ks;
+  ks.kernel.type = KernelType::kRbf;
+  ks.kernel.gamma = gamma;
+  ks.intercept = intercept;
+  return ks;
+}
+
+EngineSettings settings(double lambda, double tolerance) {
+  EngineSettings s;
+  s.lambda = lambda;
+  s.solver = Solver::kSdca;
+  s.tolerance = tolerance;
+  s.seed = 5;
+  return s;
+}
+
+// P(model) computed by hand from a model file: its support vectors,
+// coefficients, intercept and scale, with the kernel written out.
+double objective_from_file(const std::string& json, const Dataset& ds, double lambda) {
+  const KernelModel m = kernel_model_from_json(json, "model.json");
+  const std::size_t msv = m.num_support_vectors();
+  Dense sv(msv, std::vector<double>(ds.dimension, 0.0));
+  for (std::size_t s = 0; s < msv; ++s) {
+    const RowView r = m.support_vector(s);
+    for (std::uint32_t p = 0; p < r.nnz; ++p) sv[s][r.indices[p]] = r.values[p];
+  }
+  const double scale = m.decision_scale(), b = m.intercept.empty() ? 0.0 : m.intercept[0];
+  double wsq = b * b;
+  for (std::size_t s = 0; s < msv; ++s) {
+    for (std::size_t t = 0; t < msv; ++t) wsq += scale * scale * m.coefficients[s] * m.coefficients[t] * kernel_value(m.kernel, sv[s], sv[t]);
+  }
+  const Dense x = dense_rows(ds);
+  double loss = 0.0;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    double f = b;
+    for (std::size_t s = 0; s < msv; ++s) f += scale * m.coefficients[s] * kernel_value(m.kernel, sv[s], x[i]);
+    loss += std::max(0.0, 1.0 - label_sign(ds, i) * f);
+  }
+  return lambda / 2 * wsq + loss / static_cast<double>(ds.size());
+}
+
+}  // namespace
+
+TEST_CASE("kernel sdca: the reference dual optimum, KKT, a certified gap, the objective from the model file",
+          "[kernel][sdca]") {
+  const double lambda = GENERATE(1e-3, 3e-2);
+  const bool intercept = GENERATE(false, true);
+  CAPTURE(lambda, intercept);
+  const Dataset ds = fixtures::gaussian(48, 4, 11, 1.0, 0.5);
+  const KernelSettings ks = rbf(2.0, intercept);
+  const KernelModel m = train_kernel_sdca(ds, ks, settings(lambda, 1e-6));
+  const TrainingSummary& t = m.training;
+  REQUIRE(t.converged.value());
+  CHECK(*t.stopped_by == "tolerance");
+  CHECK(*t.solver == "sdca");
+  CHECK(*t.relative_gap <= 1e-6);
+  CHECK(*t.objective - *t.dual_objective <= 1e-6 * *t.objective);
+
+  const Reference ref = projected_gradient(ds, ks.kernel, lambda, intercept ? 1.0 : 0.0, 30000);
+  // Weak duality both ways: the reference's dual value is below our primal, ours below its optimum.
+  CHECK(ref.dual <= *t.objective * (1 + 1e-9));
+  CHECK(*t.dual_objective <= ref.dual + 1e-7 * std::abs(ref.dual));
+  CHECK(*t.objective == Approx(ref.dual).epsilon(2e-6));
+
+  // KKT on the model's α (coefficient = α y): margins below 1 at α = 1, above at α = 0.
+  const std::vector<double> f = m.scores(ds);
+  std::vector<double> alpha(ds.size(), 0.0);
+  std::size_t s = 0;
+  for (std::size_t i = 0; i < ds.size() && s < m.num_support_vectors(); ++i) {
+    const RowView sv = m.support_vector(s), x = ds.row(i);
+    if (sv.nnz == x.nnz && std::equal(sv.values, sv.values + sv.nnz, x.values)) alpha[i] = m.coefficients[s++] * label_sign(ds, i);
+  }
+  REQUIRE(s == m.num_support_vectors());
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const double margin = label_sign(ds, i) * f[i];
+    INFO("row " << i << " alpha " << alpha[i] << " margin " << margin);
+    CHECK(alpha[i] >= 0.0);
+    CHECK(alpha[i] <= 1.0);
+    if (alpha[i] == 0.0) CHECK(margin >= 1.0 - 2e-3);
+    if (alpha[i] == 1.0) CHECK(margin <= 1.0 + 2e-3);
+    if (alpha[i] > 0.0 && alpha[i] < 1.0) CHECK(std::abs(margin - 1.0) <= 2e-3);
+  }
+
+  const std::string file = kernel_model_to_json(m);
+  CHECK(objective_from_file(file, ds, lambda) == Approx(*t.objective).epsilon(1e-9));
+  CHECK(kernel_model_objective(kernel_model_from_json(file, "m.json"), ds) == Approx(*t.objective).epsilon(1e-9));
+  CHECK((file.find("\"intercept\"") != std::string::npos) == intercept);
+}
+
+TEST_CASE("kernel sdca: the kernel + 1 intercept fits shifted, imbalanced data and is (1/(lambda n)) sum alpha y",
+          "[kernel][sdca]") {
+  // One feature around 3: class 1 above 3.2, class 0 below (75% of the rows).
+  Dataset ds;
+  ds.classes = {"-1", "1"};
+  ds.source = "shifted";
+  Rng rng(3);
+  for (int i = 0; i < 80; ++i) {
+    const int label = i % 4 == 0 ? 1 : 0;
+    const float v = static_cast<float>(label ? 3.3 + 0.5 * rng.uniform() : 2.5 + 0.6 * rng.uniform());
+    const std::vector<std::uint32_t> idx{0};
+    const std::vector<float> val{v};
+    ds.append_row(idx, val, label);
+  }
+  ds.dimension = 1;
+  KernelSettings ks;
+  ks.kernel.type = KernelType::kLinear;
+  const double lambda = 1e-3;
+  ks.intercept = false;
+  const KernelModel none = train_kernel_sdca(ds, ks, settings(lambda, 1e-6));
+  ks.intercept = true;
+  const KernelModel with = train_kernel_sdca(ds, ks, settings(lambda, 1e-6));
+  REQUIRE(with.intercept.size() == 1);
+  CHECK(none.intercept.empty());
+  // b = (1/(λn)) Σ_s α_s y_s, and f(x) = scale Σ a k + b, by hand.
+  double sum = 0.0;
+  for (double a : with.coefficients) sum += a;
+  CHECK(with.intercept[0] == Approx(sum / (lambda * 80)).epsilon(1e-12));
+  auto accuracy = [&](const KernelModel& m) {
+    const std::vector<double> f = m.scores(ds);
+    int right = 0;
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+      double by_hand = m.intercept.empty() ? 0.0 : m.intercept[0];
+      for (std::size_t s = 0; s < m.num_support_vectors(); ++s) {
+        by_hand += m.decision_scale() * m.coefficients[s] * m.support_vector(s).values[0] * ds.row(i).values[0];
+      }
+      CHECK(f[i] == Approx(by_hand).epsilon(1e-9).margin(1e-12));
+      right += (f[i] > 0) == (ds.labels[i] == 1);
+    }
+    return right / 80.0;
+  };
+  const double acc_none = accuracy(none), acc_with = accuracy(with);
+  INFO("accuracy without intercept " << acc_none << ", with " << acc_with);
+  CHECK(acc_none <= 0.8);  // through the origin: one class for every row
+  CHECK(acc_with >= 0.95);
+  CHECK(with.intercept[0] < -1.0);
+}
+
+TEST_CASE("kernel sdca: a linear kernel reaches the linear SDCA's objective (bias none and feature)", "[kernel][sdca]") {
+  const bool bias = GENERATE(false, true);
+  CAPTURE(bias);
+  const Dataset ds = fixtures::gaussian(300, 8, 21, 1.0, 0.6);
+  const double lambda = 2e-3;
+  EngineSettings s = settings(lambda, 1e-6);
+  s.bias = bias ? BiasMode::kFeature : BiasMode::kNone;
+  s.max_epochs = 5000;
+  const TrainResult lin = train_sdca(ds, Hinge(), s);
+  REQUIRE(lin.relative_gap() <= 1e-6);
+  KernelSettings ks;
+  ks.kernel.type = KernelType::kLinear;
+  ks.intercept = bias;
+  const KernelModel km = train_kernel_sdca(ds, ks, s);
+  REQUIRE(km.training.converged.value());
+  CHECK(*km.training.objective == Approx(lin.objective).epsilon(3e-6));
+  // The same decision function: w·x + b against the expansion.
+  const std::vector<double> f = km.scores(ds);
+  for (std::size_t i = 0; i < ds.size(); i += 37) {
+    double lin_score = lin.bias[0];
+    const RowView x = ds.row(i);
+    for (std::uint32_t p = 0; p < x.nnz; ++p) lin_score += lin.weights[x.indices[p]] * x.values[p];
+    CHECK(f[i] == Approx(lin_score).margin(5e-3));
+  }
+}
+
+TEST_CASE("kernel sdca: the same model for the same seed and any thread count; another seed differs", "[kernel][sdca]") {
+  // n > 4096 rows so that kernel rows and g updates run in parallel blocks.
+  const Dataset ds = fixtures::gaussian(4500, 6, 31, 1.0, 0.6);
+  EngineSettings s = settings(1e-3, 1e-3);
+  s.epochs = 3;  // a fixed budget: quick, and the α of an unfinished run are the most order-sensitive
+  const KernelSettings ks = rbf(0.5, true);
+  std::string one, many, again;
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 1);
+    one = kernel_model_to_json(train_kernel_sdca(ds, ks, s));
+  }
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 4);
+    many = kernel_model_to_json(train_kernel_sdca(ds, ks, s));
+    again = kernel_model_to_json(train_kernel_sdca(ds, ks, s));
+  }
+  CHECK(one == many);
+  CHECK(many == again);
+  s.seed = 6;
+  CHECK(kernel_model_to_json(train_kernel_sdca(ds, ks, s)) != one);
+}
+
+TEST_CASE("kernel sdca: a run stopped at the cap says so; one-vs-all converges with one gap over the classes",
+          "[kernel][sdca]") {
+  const Dataset ds = fixtures::gaussian(200, 5, 41, 1.0, 0.3);
+  EngineSettings s = settings(1e-5, 1e-9);
+  s.max_epochs = 2;
+  const KernelModel capped = train_kernel_sdca(ds, rbf(1.0, true), s);
+  CHECK_FALSE(capped.training.converged.value());
+  CHECK(*capped.training.stopped_by == "max_epochs");
+  CHECK(*capped.training.epochs >= 2.0);  // passes' worth of visits; the cap is checked between passes
+  CHECK(*capped.training.relative_gap > 1e-9);
+
+  const Dataset multi = fixtures::blobs(240, 5, 4, 37, 0.8);
+  const KernelModel m = train_kernel_sdca(multi, rbf(1.0, true), settings(1e-3, 1e-4));
+  CHECK(m.outputs == 4);
+  CHECK(m.intercept.size() == 4);
+  CHECK(m.training.converged.value());
+  CHECK(kernel_model_objective(m, multi) == Approx(*m.training.objective).epsilon(1e-9));
+}
+
+TEST_CASE("kernel_hinge settings: auto picks sdca, Pegasos settings pick pegasos, unused settings are errors",
+          "[kernel][sdca][config]") {
+  using Catch::Contains;
+  const nlohmann::json kernel = {{"objective", "kernel_hinge"}};
+  auto with = [&](const nlohmann::json& extra) {
+    nlohmann::json j = kernel;
+    if (extra.is_object()) j.update(extra);
+    return config_from_json(j, "c.json");
+  };
+  const TrainConfig defaults = with({});
+  CHECK(defaults.engine.solver == Solver::kSdca);
+  CHECK(defaults.kernel.intercept);
+  CHECK(defaults.resolved["sampling"] == "permutation");  // the documented default, recorded as used
+  CHECK(with({{"batch_size", 4}}).engine.solver == Solver::kPegasos);
+  CHECK(with({{"max_support_vectors", 100}}).engine.solver == Solver::kPegasos);
+  CHECK(with({{"sampling", "uniform"}}).engine.solver == Solver::kPegasos);
+  CHECK_FALSE(with({{"bias", "none"}}).kernel.intercept);
+  CHECK_THROWS_AS(with({{"bias", "unregularized"}}), ConfigError);
+  CHECK_THROWS_WITH(with({{"bias", "unregularized"}}), Contains("bias"));
+  CHECK_THROWS_WITH(with({{"output", "last"}}), Contains("output"));
+  CHECK_THROWS_WITH(with({{"projection", false}}), Contains("projection"));
+  CHECK_THROWS_WITH(with({{"average_gamma", 0}}), Contains("average_gamma"));
+  CHECK_THROWS_WITH(with({{"keep_duals", false}}), Contains("keep_duals"));
+  CHECK_THROWS_WITH(with({{"solver", "pegasos"}, {"tolerance", 1e-3}}), Contains("tolerance"));
+  CHECK_THROWS_WITH(with({{"solver", "pegasos"}, {"max_epochs", 10}}), Contains("max_epochs"));
+  CHECK_THROWS_WITH(with({{"solver", "sdca"}, {"max_support_vectors", 10}}), Contains("max_support_vectors"));
+  CHECK(with({{"tolerance", 1e-3}, {"max_epochs", 10}}).engine.max_epochs == 10);
+}
+
+TEST_CASE("kernel sdca: a small LRU row cache changes the cost, not the model", "[kernel][sdca]") {
+  const Dataset ds = fixtures::gaussian(300, 6, 51, 1.0, 0.5);
+  KernelSettings big = rbf(1.0, true), tiny = big;
+  tiny.cache_megabytes = 10 * 300 * 8 / 1048576.0;  // 10 rows of 300 values
+  const KernelModel a = train_kernel_sdca(ds, big, settings(1e-3, 1e-4));
+  const KernelModel b = train_kernel_sdca(ds, tiny, settings(1e-3, 1e-4));
+  CHECK(kernel_model_to_json(a) != "");
+  CHECK(a.coefficients == b.coefficients);
+  CHECK(a.intercept == b.intercept);
+  CHECK(*a.training.objective == *b.training.objective);
+  CHECK(*b.training.kernel_evaluations > *a.training.kernel_evaluations);  // rows were evicted and recomputed
+}
