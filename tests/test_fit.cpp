@@ -196,6 +196,11 @@ TEST_CASE("lambda auto: the grid, the curve as --cv --grid gives it, the model a
   const std::string two = dir.file("two.json");
   REQUIRE(pegasos_run(dir, "train " + q(data) + " " + q(two) + " --set lambda=auto --set cv_folds=4 --set threads=1").code == 0);
   CHECK(testutil::read_text(two) == testutil::read_text(model));
+  // Too few examples of a class for the folds: exit 2 naming the setting.
+  const std::string tiny = dir.write("tiny.svm", "1 1:1\n-1 1:-1\n-1 1:0.5\n-1 1:-0.5\n-1 1:0.7\n-1 1:-0.2\n");
+  const Run few = pegasos_run(dir, "train " + q(tiny) + " " + q(dir.file("t.json")) + " --set lambda=auto");
+  CHECK(few.code == 2);
+  CHECK_THAT(few.err, Contains("cv_folds") && Contains("fewer folds"));
   // Nested cross-validation is refused with a way out.
   const Run nested = pegasos_run(dir, "train --cv 3 --set lambda=auto " + q(data));
   CHECK(nested.code == 2);
