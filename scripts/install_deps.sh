@@ -2,7 +2,7 @@
 # Install the Debian packages pegasos needs to build and test (only the missing
 # ones). Runs apt-get as root, or through sudo otherwise.
 set -euo pipefail
-packages=(build-essential cmake ninja-build pkg-config
+packages=(build-essential cmake ninja-build pkg-config ccache
           libeigen3-dev nlohmann-json3-dev libtbb-dev catch2 libcli11-dev libfast-float-dev zlib1g-dev libxxhash-dev)
 packages+=("$@")
 missing=()
