@@ -29,6 +29,7 @@
 #include "drivers/any_model.hpp"
 #include "drivers/api.hpp"
 #include "drivers/cli_docs.hpp"
+#include "drivers/cli_suggest.hpp"
 #include "drivers/config.hpp"
 #include "drivers/cross_validate.hpp"
 #include "drivers/data.hpp"
@@ -439,7 +440,7 @@ int main_impl(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return report_parse_error(app, e, argc, argv);
   }
   if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());  // wins over --set
   operating.add_to(sets);

@@ -1,0 +1,79 @@
+#include "drivers/cli_suggest.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/suggest.hpp"
+
+namespace pegasos {
+namespace {
+
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(cmd->get_name());
+  return names;
+}
+
+std::vector<std::string> long_option_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+  }
+  return names;
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// The first word of argv that is not an option (the command), or "".
+std::string first_word(int argc, char** argv, int& at) {
+  for (at = 1; at < argc; ++at) {
+    const std::string a = argv[at];
+    if (a.empty() || a[0] != '-') return a;
+  }
+  return "";
+}
+
+// The problem with argv in words, or "" to leave the message to CLI11.
+std::string misspelt(const CLI::App& app, int argc, char** argv) {
+  int at = 0;
+  const std::string word = first_word(argc, argv, at);
+  if (word.empty()) return "a command is required; the commands are " + listed(command_names(app));
+  const CLI::App* cmd = nullptr;
+  for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (c->get_name() == word) cmd = c;
+  }
+  if (cmd == nullptr) {
+    return "unknown command '" + word + "'" + did_you_mean(word, command_names(app)) +
+           "; the commands are " + listed(command_names(app));
+  }
+  for (int i = at + 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (cmd->get_option_no_throw(name) != nullptr) continue;
+    return "unknown option '" + name + "' for 'pegasos " + word + "'" + did_you_mean(name, long_option_names(*cmd)) +
+           "; `pegasos " + word + " --help` lists them";
+  }
+  return "";
+}
+
+}  // namespace
+
+int report_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+  const std::string problem = misspelt(app, argc, argv);
+  if (problem.empty()) {
+    app.exit(e);
+    return 2;
+  }
+  std::fprintf(stderr, "error: %s\n", problem.c_str());
+  return 2;
+}
+
+}  // namespace pegasos
