@@ -38,10 +38,26 @@ std::string first_word(int argc, char** argv, int& at) {
   return "";
 }
 
+// The first long option among argv[begin, end) that `cmd` does not have, as
+// a message with the closest one; "" when all are known.
+std::string unknown_option(const CLI::App& cmd, const std::string& usage, int begin, int end, char** argv) {
+  for (int i = begin; i < end; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (cmd.get_option_no_throw(name) != nullptr) continue;
+    return "unknown option '" + name + "' for '" + usage + "'" + did_you_mean(name, long_option_names(cmd)) + "; `" +
+           usage + " --help` lists them";
+  }
+  return "";
+}
+
 // The problem with argv in words, or "" to leave the message to CLI11.
 std::string misspelt(const CLI::App& app, int argc, char** argv) {
   int at = 0;
   const std::string word = first_word(argc, argv, at);
+  if (const std::string top = unknown_option(app, "pegasos", 1, at, argv); !top.empty()) return top;
   if (word.empty()) return "a command is required; the commands are " + listed(command_names(app));
   const CLI::App* cmd = nullptr;
   for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; })) {
@@ -51,16 +67,7 @@ std::string misspelt(const CLI::App& app, int argc, char** argv) {
     return "unknown command '" + word + "'" + did_you_mean(word, command_names(app)) +
            "; the commands are " + listed(command_names(app));
   }
-  for (int i = at + 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--") break;
-    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
-    const std::string name = a.substr(0, a.find('='));
-    if (cmd->get_option_no_throw(name) != nullptr) continue;
-    return "unknown option '" + name + "' for 'pegasos " + word + "'" + did_you_mean(name, long_option_names(*cmd)) +
-           "; `pegasos " + word + " --help` lists them";
-  }
-  return "";
+  return unknown_option(*cmd, "pegasos " + word, at + 1, argc, argv);
 }
 
 }  // namespace

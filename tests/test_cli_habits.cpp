@@ -88,3 +88,13 @@ TEST_CASE("train --help lists every data format and every objective", "[cli][hab
   CHECK(r.out.find("folder per class") != std::string::npos);
   CHECK(r.out.find("features.KEY") != std::string::npos);
 }
+
+TEST_CASE("a misspelt option before the command gets a suggestion", "[cli][habits]") {
+  TempDir dir("habits");
+  const Run r = pegasos_run(dir, "--verison");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("unknown option '--verison' for 'pegasos' (did you mean '--version'?)") != std::string::npos);
+  const Run none = pegasos_run(dir, "");
+  CHECK(none.code == 2);
+  CHECK(none.err.find("a command is required; the commands are train, predict") != std::string::npos);
+}
