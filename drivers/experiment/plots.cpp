@@ -36,9 +36,15 @@ std::string header(const std::string& script, int width = 900, int height = 600)
   return buf;
 }
 
-// A logarithmic x axis with one labelled tick per decade ("1e-05", "0.0001",
-// ...; minor ticks between), so that tick labels never run into each other.
-const char* kLogXAxis = "set logscale x 10\nset xtics 10 format \"%g\"\nset mxtics 10\n";
+// A logarithmic x axis over [lo, hi] with one labelled tick on each power of
+// ten ("1e-05", "0.0001", ...; minor ticks between), so that tick labels never
+// run into each other.
+std::string log_x_axis(double lo, double hi) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "set logscale x 10\nset xtics %g, 10 format \"%%g\"\nset mxtics 10\nset xrange [%.10g:%.10g]\n",
+                std::pow(10.0, std::floor(std::log10(lo))), lo, hi);
+  return buf;
+}
 
 std::string gp_string(const std::string& s) {
   std::string q = "\"";
@@ -195,7 +201,7 @@ void sweep_script(const SweepAxis& axis, const std::vector<std::string>& metrics
   std::string gp = header(base + ".gp");
   gp += "set xlabel " + gp_string(key) + "\n";
   if (logx) {  // decades as ticks; the range hugs the values (not the decades around them)
-    gp += std::string(kLogXAxis) + "set xrange [" + fmt(lo / 1.5) + ":" + fmt(hi * 1.5) + "]\n";
+    gp += log_x_axis(lo / 1.5, hi * 1.5);
   } else if (numeric) {
     gp += "set offsets graph 0.03, graph 0.03, 0, 0\n";  // keep end points off the border
   }
@@ -297,7 +303,7 @@ void curve_plots(const std::vector<double>& scores, const std::vector<int>& labe
   std::string gp = header("curves.gp", 800, 700);
   gp += "set key inside bottom right box opaque\nset yrange [0:1.02]\n"
         "set output prefix . \"roc\" . ext\nset title \"ROC, best model on the test set (log FPR axis)\"\n" +
-        std::string(kLogXAxis) + "set xrange [" + fmt(fpr_floor) + ":1]\n" +
+        log_x_axis(fpr_floor, 1.0) +
         "set xlabel \"false positive rate\"\nset ylabel \"true positive rate (recall)\"\n"
         "plot 'curves.dat' index 0 using ($1 > 0 ? $1 : NaN):2 with steps lw 2 title \"ROC\", "
         "x with lines dashtype 2 title \"chance\", \\\n"

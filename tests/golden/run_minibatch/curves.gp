@@ -13,7 +13,7 @@ set yrange [0:1.02]
 set output prefix . "roc" . ext
 set title "ROC, best model on the test set (log FPR axis)"
 set logscale x 10
-set xtics 10 format "%g"
+set xtics 0.001, 10 format "%g"
 set mxtics 10
 set xrange [0.001:1]
 set xlabel "false positive rate"

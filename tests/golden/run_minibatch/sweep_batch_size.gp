@@ -10,7 +10,7 @@ set grid
 set key outside right top
 set xlabel "batch_size"
 set logscale x 10
-set xtics 10 format "%g"
+set xtics 0.1, 10 format "%g"
 set mxtics 10
 set xrange [0.6666666667:384]
 set output prefix . "sweep_batch_size_objective" . ext
