@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 #include "io/kernel_settings_json.hpp"
 #include "text/options.hpp"
 
@@ -14,19 +15,6 @@ using nlohmann::json;
 
 [[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
   throw ConfigError(origin + ": " + key + ": " + what);
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 // A value quoted in a message. Strings from --set may hold invalid UTF-8,
@@ -169,19 +157,6 @@ nlohmann::json reader_settings(const TrainConfig& config) {
     out[key] = config.resolved.at(key);
   }
   return out;
-}
-
-std::string closest_name(const std::string& key, const std::vector<std::string>& names) {
-  std::string best;
-  std::size_t best_d = std::string::npos;
-  for (const auto& n : names) {
-    const std::size_t d = edit_distance(key, n);
-    if (d < best_d) {
-      best_d = d;
-      best = n;
-    }
-  }
-  return best_d <= std::max<std::size_t>(2, key.size() / 3) ? best : "";
 }
 
 std::string closest_key(const std::string& key) {
@@ -505,6 +480,25 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   return c;
 }
 
+namespace {
+
+// `--set features.hash_bits=18`: a dotted key sets one field of a nested
+// setting (an object), keeping the fields the file gave it.
+void set_override(json& merged, const std::string& key, const json& value, const std::string& whole) {
+  const std::size_t dot = key.find('.');
+  if (dot == std::string::npos) {
+    merged[key] = value;
+    return;
+  }
+  const std::string outer = key.substr(0, dot);
+  json& nested = merged[outer];
+  if (nested.is_null()) nested = json::object();
+  if (!nested.is_object()) throw ConfigError("--set " + whole + ": " + outer + " is not an object of settings");
+  set_override(nested, key.substr(dot + 1), value, whole);
+}
+
+}  // namespace
+
 TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides) {
   json merged = json::object();
   std::string origin = "defaults";
@@ -522,7 +516,7 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
   }
   for (const auto& o : overrides) {
     auto [key, value] = parse_override(o);
-    merged[key] = value;
+    set_override(merged, key, value, key);
     origin = path.empty() ? "--set" : path + " + --set";
   }
   return config_from_json(merged, origin);

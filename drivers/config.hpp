@@ -16,6 +16,7 @@
 #include "core/model.hpp"
 #include "kernel/kernel_trainer.hpp"
 #include "core/objective_table.hpp"
+#include "core/suggest.hpp"
 #include "text/options.hpp"
 
 namespace pegasos {
@@ -92,9 +93,7 @@ std::pair<std::string, nlohmann::json> parse_override(const std::string& text);
 // files): format, label_column, normalize, text_field, label_field.
 nlohmann::json reader_settings(const TrainConfig& config);
 
-// The closest of `names` to a misspelt `key` by edit distance (the first on
-// ties), or "" when none is within max(2, |key|/3) edits.
-std::string closest_name(const std::string& key, const std::vector<std::string>& names);
+// closest_name(key, names): core/suggest.hpp.
 // The closest valid config key to a misspelt one ("" when nothing is close).
 std::string closest_key(const std::string& key);
 

@@ -28,6 +28,8 @@
 #include "core/model.hpp"
 #include "drivers/any_model.hpp"
 #include "drivers/api.hpp"
+#include "drivers/cli_docs.hpp"
+#include "drivers/cli_suggest.hpp"
 #include "drivers/config.hpp"
 #include "drivers/cross_validate.hpp"
 #include "drivers/data.hpp"
@@ -50,15 +52,6 @@ constexpr int kExitNotConverged = 3;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string settings_help() {
-  std::string s = "\nSettings (JSON config keys, or --set KEY=VALUE):\n";
-  for (const auto& k : config_keys()) {
-    s += "  " + k.name + std::string(k.name.size() < 18 ? 18 - k.name.size() : 1, ' ') + k.help +
-         " [default " + k.default_value.dump() + "]\n";
-  }
-  return s;
 }
 
 class Progress {
@@ -416,7 +409,7 @@ int main_impl(int argc, char** argv) {
   add_cv_options(*train, cv);
   OperatingFlags operating;
   add_operating_options(*train, operating);
-  train->footer(settings_help());
+  train->footer(train_help_footer());
 
   PredictOptions predict_options;
   CLI::App* predict = add_predict_command(app, model_path, data_path, predict_options);
@@ -443,11 +436,11 @@ int main_impl(int argc, char** argv) {
   bool inspect_json = false;
   CLI::App* inspect = add_inspect_command(app, model_path, inspect_options, inspect_json);
 
+  if (const auto doc = cli_document(app, argc, argv)) return std::fputs(doc->c_str(), stdout) >= 0 ? 0 : 1;  // --man
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    return report_parse_error(app, e, argc, argv);
   }
   if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());  // wins over --set
   operating.add_to(sets);

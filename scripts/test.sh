@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # scikit-learn: tests/svmlight_diff.py compares the LIBSVM reader with load_svmlight_file.
-bash scripts/install_deps.sh python3-sklearn
+bash scripts/install_deps.sh python3-sklearn man-db groff-base  # man: tests/install.sh renders pegasos(1)
 # With Debian's python3 present, the Python package is built and its pytest suite
 # (ctest python_pytest) runs too; PEGASOS_PYTHON=OFF leaves it out.
 if [ -x /usr/bin/python3 ] && [ "${PEGASOS_PYTHON:-ON}" != OFF ]; then

@@ -648,7 +648,7 @@ TEST_CASE("read_text_corpus: format by name, gzip, one folder per class", "[text
 
 TEST_CASE("make_text_dataset sets classes and labels like the LIBSVM reader", "[text]") {
   TextFeaturizer f(raw_counts());
-  const TextCorpus c{{"spam", "ham", "spam", ""}, {"buy now", "meeting", "win", "unlabeled"}, "c.jsonl"};
+  const TextCorpus c{{"spam", "ham", "spam", ""}, {"buy now", "meeting", "win", "unlabeled"}, "c.jsonl", {}};
   const pegasos::Dataset ds = pegasos::featurize_corpus(f, c);
   CHECK(ds.classes == Strings{"ham", "spam"});
   CHECK(ds.labels == std::vector<int>{1, 0, 1, -1});

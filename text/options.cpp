@@ -2,10 +2,12 @@
 
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 #include "text/json_error.hpp"
 
 namespace pegasos {
@@ -135,7 +137,10 @@ TextOptions text_options_from_json(const json& j, const std::string& name, const
         o.tf = *t;
       }
     } else {
-      bad_json(name, field, "unknown text option");
+      std::vector<std::string> known;
+      const json defaults = text_options_to_json(TextOptions{});  // alive through the loop
+      for (const auto& item : defaults.items()) known.push_back(item.key());
+      bad_json(name, field, "unknown text option" + did_you_mean(key, known));
     }
   }
   if (auto e = text_options_error(o)) bad_json(name, pointer + "/" + e->first, e->second);

@@ -23,16 +23,26 @@ const char* kPlotHeader =
     "if (!exists(\"prefix\")) prefix = \"\"\n"
     "terms = \" \" . GPVAL_TERMINALS . \" \"\n"
     "if (strstrt(terms, \" pngcairo \") > 0) {\n"
-    "  set terminal pngcairo size 900,600 noenhanced font \",10\"; ext = \".png\"\n"
+    "  set terminal pngcairo size %d,%d noenhanced font \",10\"; ext = \".png\"\n"
     "} else {\n"
-    "  if (strstrt(terms, \" png \") > 0) { set terminal png size 900,600 noenhanced; ext = \".png\" } "
-    "else { set terminal svg size 900,600 noenhanced; ext = \".svg\" }\n"
+    "  if (strstrt(terms, \" png \") > 0) { set terminal png size %d,%d noenhanced; ext = \".png\" } "
+    "else { set terminal svg size %d,%d noenhanced; ext = \".svg\" }\n"
     "}\n"
     "set grid\nset key outside right top\n";
 
-std::string header(const std::string& script) {
+std::string header(const std::string& script, int width = 900, int height = 600) {
   char buf[1024];
-  std::snprintf(buf, sizeof buf, kPlotHeader, script.c_str());
+  std::snprintf(buf, sizeof buf, kPlotHeader, script.c_str(), width, height, width, height, width, height);
+  return buf;
+}
+
+// A logarithmic x axis over [lo, hi] with one labelled tick on each power of
+// ten ("1e-05", "0.0001", ...; minor ticks between), so that tick labels never
+// run into each other.
+std::string log_x_axis(double lo, double hi) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "set logscale x 10\nset xtics %g, 10 format \"%%g\"\nset mxtics 10\nset xrange [%.10g:%.10g]\n",
+                std::pow(10.0, std::floor(std::log10(lo))), lo, hi);
   return buf;
 }
 
@@ -190,8 +200,11 @@ void sweep_script(const SweepAxis& axis, const std::vector<std::string>& metrics
   const std::string base = "sweep_" + key;
   std::string gp = header(base + ".gp");
   gp += "set xlabel " + gp_string(key) + "\n";
-  if (numeric) gp += "set offsets graph 0.03, graph 0.03, 0, 0\n";  // keep end points off the border
-  if (logx) gp += "set logscale x\n";
+  if (logx) {  // decades as ticks; the range hugs the values (not the decades around them)
+    gp += log_x_axis(lo / 1.5, hi * 1.5);
+  } else if (numeric) {
+    gp += "set offsets graph 0.03, graph 0.03, 0, 0\n";  // keep end points off the border
+  }
   if (!numeric) gp += "set xrange [-0.5:" + std::to_string(values.size()) + "-0.5]\n";
   PlotFile pf{base + ".gp", {}};
   for (std::size_t m = 0; m < metrics.size(); ++m) {
@@ -270,21 +283,51 @@ void curve_plots(const std::vector<double>& scores, const std::vector<int>& labe
     if (i % stride != 0 && i + 1 != points.size()) continue;
     roc += fmt(points[i][0]) + " " + fmt(points[i][1]) + " " + fmt(points[i][2]) + "\n";
   }
+  // The model's own decisions (score > 0): its operating point on both curves.
+  std::size_t tp0 = 0, fp0 = 0;
+  for (std::size_t i : order) {
+    if (scores[i] > 0) (labels[i] == 1 ? tp0 : fp0)++;
+  }
+  const double op_fpr = static_cast<double>(fp0) / N, op_tpr = static_cast<double>(tp0) / P;
+  const double op_precision = tp0 + fp0 ? static_cast<double>(tp0) / (tp0 + fp0) : 1.0;
+  roc += "\n\n# operating point (score > 0): false_positive_rate true_positive_rate precision\n" + fmt(op_fpr) + " " +
+         fmt(op_tpr) + " " + fmt(op_precision) + "\n";
   out.files.emplace_back("curves.dat", roc);
-  std::string gp = header("curves.gp");
-  gp +=
-      "unset key\nset size square\nset xrange [0:1]\nset yrange [0:1]\n"
-      "set output prefix . \"roc\" . ext\nset title \"ROC, best model on the test set\"\n"
-      "set xlabel \"false positive rate\"\nset ylabel \"true positive rate\"\n"
-      "plot 'curves.dat' using 1:2 with lines lw 2, x with lines dashtype 2\n"
-      "set output prefix . \"precision_recall\" . ext\nset title \"precision-recall, best model on the test set\"\n"
-      "set xlabel \"recall\"\nset ylabel \"precision\"\n"
-      "plot 'curves.dat' using 2:3 with lines lw 2\n";
+  char op_title[160];
+  std::snprintf(op_title, sizeof op_title, "score > 0: FPR %.3g, recall %.3g, precision %.3g", op_fpr, op_tpr,
+                op_precision);
+  // FPR on a log axis (the region of a few false positives in a thousand is
+  // what a filter is tuned in); it starts at the decade below 1/N (FPR 0 has
+  // no place on it).
+  const double fpr_floor = std::pow(10.0, std::floor(std::log10(1.0 / static_cast<double>(N))));
+  std::string gp = header("curves.gp", 800, 700);
+  gp += "set key inside bottom right box opaque\nset yrange [0:1.02]\n"
+        "set output prefix . \"roc\" . ext\nset title \"ROC, best model on the test set (log FPR axis)\"\n" +
+        log_x_axis(fpr_floor, 1.0) +
+        "set xlabel \"false positive rate\"\nset ylabel \"true positive rate (recall)\"\n"
+        "plot 'curves.dat' index 0 using ($1 > 0 ? $1 : NaN):2 with steps lw 2 title \"ROC\", "
+        "x with lines dashtype 2 title \"chance\", \\\n"
+        "     '' index 1 using 1:2 with points pt 7 ps 2 title " + gp_string(op_title) + "\n"
+        "unset logscale x\nset xtics autofreq format \"% h\"\nset mxtics default\nset xrange [0:1]\n"
+        "set output prefix . \"precision_recall\" . ext\nset title \"precision-recall, best model on the test set\"\n"
+        "set xlabel \"recall\"\nset ylabel \"precision\"\nset key inside bottom left box opaque\n"
+        "plot 'curves.dat' index 0 using 2:3 with lines lw 2 title \"precision-recall\", \\\n"
+        "     '' index 1 using 2:3 with points pt 7 ps 2 title " + gp_string(op_title) + "\n";
   out.files.emplace_back("curves.gp", gp);
   out.scripts.push_back({"curves.gp", {"roc", "precision_recall"}});
 }
 
-// Confusion matrix heatmap (colour: fraction of the true class; text: count).
+// A class name as a tick label: at most 18 characters, its start and its end
+// (names often differ only at the end: category_07, category_08).
+std::string tick_label(const std::string& name) {
+  return name.size() <= 18 ? name : name.substr(0, 8) + "~" + name.substr(name.size() - 9);
+}
+
+// Confusion matrix heatmap: colour is the share of the true class (rows sum
+// to 1, so small classes read as well as large ones); counts are printed in
+// the cells while they fit (up to 30 classes; empty cells stay blank); the
+// canvas grows with the number of classes and the predicted labels are
+// rotated, so up to 50 classes stay readable.
 void confusion_plot(const Metrics& m, const std::vector<std::string>& classes, PlotSet& out) {
   const std::size_t K = m.confusion.size();
   if (K < 3) return;
@@ -301,20 +344,25 @@ void confusion_plot(const Metrics& m, const std::vector<std::string>& classes, P
   }
   out.files.emplace_back("confusion.dat", dat);
   std::string tics;
-  for (std::size_t k = 0; k < K; ++k) tics += (k ? ", " : "") + gp_string(classes[k]) + " " + std::to_string(k);
-  std::string gp = header("confusion.gp");
-  gp +=
-      "unset key\nunset grid\nset size square\nset output prefix . \"confusion\" . ext\n"
-      "set title \"confusion matrix, best model on the test set (colour: share of the true class)\"\n"
-      "set xlabel \"predicted\"\nset ylabel \"true\"\nset xtics (" +
-      tics + ")\nset ytics (" + tics +
-      ")\n"
-      "set xrange [-0.5:" +
-      std::to_string(K) + "-0.5]\nset yrange [" + std::to_string(K) +
-      "-0.5:-0.5]\n"
-      "set cbrange [0:1]\nset palette defined (0 \"white\", 1 \"#08306b\")\n"
-      "plot 'confusion.dat' using 1:2:3 with image, '' using 1:2:(sprintf(\"%d\", $4)):($3 > 0.5 ? 0xffffff : 0) "
-      "with labels tc rgb variable\n";
+  for (std::size_t k = 0; k < K; ++k) tics += (k ? ", " : "") + gp_string(tick_label(classes[k])) + " " + std::to_string(k);
+  const int side = static_cast<int>(std::clamp<std::size_t>(300 + 22 * K, 700, 1500));
+  const int tic_font = K <= 15 ? 10 : K <= 30 ? 8 : 7;
+  const int count_font = K <= 10 ? 10 : K <= 20 ? 8 : 6;
+  std::string gp = header("confusion.gp", side + 150, side);
+  gp += "unset key\nunset grid\nset size ratio -1\nset output prefix . \"confusion\" . ext\n"
+        "set title \"confusion matrix, best model on the test set (colour: share of the true class)\"\n"
+        "set xlabel \"predicted\"\nset ylabel \"true\"\n"
+        "set xtics (" + tics + ") rotate by 60 right font \"," + std::to_string(tic_font) + "\"\n"
+        "set ytics (" + tics + ") font \"," + std::to_string(tic_font) + "\"\n"
+        "set xrange [-0.5:" + std::to_string(K) + "-0.5]\nset yrange [" + std::to_string(K) + "-0.5:-0.5]\n"
+        "set cbrange [0:1]\nset cblabel \"share of the true class\"\n"
+        "set palette defined (0 \"white\", 0.5 \"#6baed6\", 1 \"#08306b\")\n"
+        "plot 'confusion.dat' using 1:2:3 with image";
+  if (K <= 30) {
+    gp += ", \\\n     '' using 1:2:($4 > 0 ? sprintf(\"%d\", $4) : \"\"):($3 > 0.5 ? 0xffffff : 0) with labels tc rgb "
+          "variable font \"," + std::to_string(count_font) + "\"";
+  }
+  gp += "\n";
   out.files.emplace_back("confusion.gp", gp);
   out.scripts.push_back({"confusion.gp", {"confusion"}});
 }

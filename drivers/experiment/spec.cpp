@@ -71,9 +71,13 @@ std::string resolve_path(const std::string& directory, const std::string& p) {
   return path.lexically_normal().string();
 }
 
-void require_file(const std::string& path, const std::string& origin, const std::string& key) {
+// A missing input names the experiment's "prepare" command, which makes it.
+void require_file(const std::string& path, const std::string& origin, const std::string& key,
+                  const std::string& prepare) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError(origin + ": " + key + ": no such file '" + path + "'");
+  if (fs::exists(path, ec)) return;
+  throw InputError(origin + ": " + key + ": no such file '" + path + "'" +
+                   (prepare.empty() ? std::string() : "; make it with: " + prepare));
 }
 
 }  // namespace
@@ -166,6 +170,10 @@ void parse_name(const json& j, const std::string& file, const std::string& origi
     e.name = file.empty() ? "experiment" : fs::path(file).stem().string();
   }
   if (j.contains("description") && !j["description"].is_string()) fail(origin, "description", "expected text");
+  if (j.contains("prepare")) {
+    if (!j["prepare"].is_string()) fail(origin, "prepare", "expected the command that makes the data (text)");
+    e.prepare = j["prepare"].get<std::string>();
+  }
 }
 
 // A source model path relative to the experiment file's folder.
@@ -257,7 +265,7 @@ void parse_grid(const json& j, const std::string& origin, Experiment& e) {
     GridPoint g;
     g.params = p;
     g.config = config_from_json(merged, origin + ": grid point " + (p.empty() ? std::string("(base)") : p.dump()));
-    if (g.config.objective.needs_source_model) require_file(g.config.source_model, origin, "source_model");
+    if (g.config.objective.needs_source_model) require_file(g.config.source_model, origin, "source_model", e.prepare);
     if (!g.config.init_model.empty()) {
       fail(origin, "init_model", "warm starts are for pegasos train (--init-model); experiment runs train from zero");
     }
@@ -327,7 +335,7 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   if (!j.is_object()) throw ConfigError(origin + ": an experiment is a JSON object (see docs/experiments.md)");
   reject_unknown(
       j,
-      {"name", "description", "data", "config", "grid", "zip", "repeats", "select", "trace_every", "trace_iterations", "trace_sample", "max_fpr", "plots"},
+      {"name", "description", "prepare", "data", "config", "grid", "zip", "repeats", "select", "trace_every", "trace_iterations", "trace_sample", "max_fpr", "plots"},
       origin, "", "experiment key");
   Experiment e;
   e.path = file;
@@ -341,9 +349,9 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   parse_reporting(j, origin, has_test, e);
 
   // Data files last: every key error is reported before a missing file.
-  if (!e.data.train.empty()) require_file(e.data.train, origin, "data/train");
-  if (!e.data.test.empty()) require_file(e.data.test, origin, "data/test");
-  if (!e.data.file.empty()) require_file(e.data.file, origin, "data/file");
+  if (!e.data.train.empty()) require_file(e.data.train, origin, "data/train", e.prepare);
+  if (!e.data.test.empty()) require_file(e.data.test, origin, "data/test", e.prepare);
+  if (!e.data.file.empty()) require_file(e.data.file, origin, "data/file", e.prepare);
   return e;
 }
 

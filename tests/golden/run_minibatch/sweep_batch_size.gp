@@ -9,8 +9,10 @@ if (strstrt(terms, " pngcairo ") > 0) {
 set grid
 set key outside right top
 set xlabel "batch_size"
-set offsets graph 0.03, graph 0.03, 0, 0
-set logscale x
+set logscale x 10
+set xtics 0.1, 10 format "%g"
+set mxtics 10
+set xrange [0.6666666667:384]
 set output prefix . "sweep_batch_size_objective" . ext
 set title "objective vs batch_size (test runs; mean ± std over repeats)"
 set ylabel "objective"
