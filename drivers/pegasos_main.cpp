@@ -91,7 +91,8 @@ std::string count_text(double v) {
 
 // What a model's `training` block says of convergence, one sentence: empty
 // when it converged (certified), else why not and how far it may be.
-std::string convergence_problem(const nlohmann::json& training) {
+std::string convergence_problem(const nlohmann::json& training,
+                                const char* no_bound = "bias unregularized has no dual bound here") {
   if (training.value("converged", false)) return "";
   const std::string stopped = training.value("stopped_by", "");
   const auto gap = training.find("relative_gap");
@@ -113,7 +114,7 @@ std::string convergence_problem(const nlohmann::json& training) {
     std::snprintf(buf, sizeof buf, " with relative duality gap %.3g > tolerance %g", gap->get<double>(), tolerance);
     why += buf;
   } else {
-    why += "; no duality gap certifies it (bias unregularized has no dual bound here)";
+    why += std::string("; no duality gap certifies it (") + no_bound + ")";
   }
   return "not converged: " + why;
 }
@@ -129,18 +130,24 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   const double load_seconds = result.load_seconds;
   const double train_seconds = seconds_since(start) - load_seconds;
   const AnyModel& trained = result.model.any();
-  if (trained.kernel) {
-    if (strict) {
-      std::fprintf(stderr, "error: --strict: kernel_hinge has no convergence certificate; no model written\n");
+  if (trained.kernel) {  // kernel SDCA certifies by its duality gap; kernel Pegasos cannot
+    const nlohmann::json training = trained.training();
+    const std::string problem = convergence_problem(training, "kernel Pegasos has no dual bound; solver sdca has");
+    if (strict && !problem.empty()) {
+      std::fprintf(stderr, "error: --strict: %s; no model written\n", problem.c_str());
       return kExitNotConverged;
     }
     trained.save(model_path);
+    if (!problem.empty() && training.value("solver", "") == "sdca") std::fprintf(stderr, "warning: %s\n", problem.c_str());
     if (quiet) return 0;
     std::fputs(fit_summary(trained).c_str(), stderr);
+    char gap[96] = "";
+    if (problem.empty()) std::snprintf(gap, sizeof gap, ", converged: relative duality gap %.2g", training.value("relative_gap", 0.0));
     std::fprintf(stderr,
-                 "trained kernel_hinge on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model written to %s\n",
-                 result.examples, trained.kernel->num_support_vectors(), load_seconds, train_seconds,
-                 model_path.c_str());
+                 "trained kernel_hinge (%s%s) on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model "
+                 "written to %s\n",
+                 training.value("solver", "pegasos").c_str(), gap, result.examples,
+                 trained.kernel->num_support_vectors(), load_seconds, train_seconds, model_path.c_str());
     return 0;
   }
   const Model& model = *trained.linear;

@@ -344,3 +344,19 @@ TEST_CASE("lambda auto in a pegasos run grid: the run records the chosen lambda"
   }
   CHECK(seen == 1);
 }
+
+TEST_CASE("train --strict on kernel_hinge: a certified kernel SDCA model is written, kernel Pegasos refused", "[fit]") {
+  TempDir dir("fit");
+  const std::string data = dir.write("d.svm", libsvm_text(fixtures::gaussian(200, 5, 61, 1.0, 0.6)));
+  const std::string model = dir.file("k.json");
+  const Run sdca = pegasos_run(dir, "train --strict --set objective=kernel_hinge " + q(data) + " " + q(model));
+  REQUIRE(sdca.code == 0);
+  CHECK_THAT(sdca.err, Contains("(sdca, converged: relative duality gap"));
+  CHECK(json::parse(testutil::read_text(model))["training"]["converged"] == true);
+  const std::string refused = dir.file("p.json");
+  const Run peg = pegasos_run(dir, "train --strict --set objective=kernel_hinge --set solver=pegasos --set epochs=2 " +
+                                       q(data) + " " + q(refused));
+  CHECK(peg.code == 3);
+  CHECK_THAT(peg.err, Contains("kernel Pegasos has no dual bound"));
+  CHECK_FALSE(std::filesystem::exists(refused));
+}
