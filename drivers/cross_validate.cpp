@@ -16,6 +16,7 @@
 #include "drivers/experiment.hpp"
 #include "drivers/fit.hpp"
 #include "drivers/operating_point.hpp"
+#include "drivers/status_line.hpp"
 #include "drivers/registry.hpp"
 #include "io/model_json.hpp"
 
@@ -317,6 +318,11 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
       }
     });
     r.points.push_back(summarise(scores, p, grid.key.empty() ? "" : grid.values[p]));
+    char shown[160];
+    std::snprintf(shown, sizeof shown, "%s: %zu/%zu done%s%s%s, mean %s %.4f", control.what.c_str(), p + 1,
+                  configs.size(), grid.key.empty() ? "" : " (", grid.key.empty() ? "" : (grid.key + "=" + grid.values[p]).c_str(),
+                  grid.key.empty() ? "" : ")", r.metric.c_str(), r.mean(r.points[p]));
+    status_line(shown);
     if (p == 0 || r.mean(r.points[p]) > r.mean(r.points[r.best])) {  // ties: the earlier (larger λ)
       r.best = p;
       stale = 0;
@@ -325,6 +331,7 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
       break;
     }
   }
+  clear_status_line();
   if (options.refit) {
     TrainConfig best = configs[r.best];
     run.refit = fit_model(best, data, features, {});
@@ -396,6 +403,7 @@ void check_cv_flags(const CvCommand& cv, const std::string& model_path) {
 int run_cv_command(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
                    const std::string& model_path, const CvCommand& cv, bool quiet, bool strict) {
   check_cv_flags(cv, model_path);
+  enable_status_line(!quiet);
   api::CvOptions options;
   options.folds = cv.folds;
   options.grid = cv.grid;

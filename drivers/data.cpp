@@ -1,4 +1,5 @@
 #include "drivers/data.hpp"
+#include "drivers/status_line.hpp"
 
 #include <sys/stat.h>
 
@@ -70,7 +71,11 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
                                 const nlohmann::json& fixed_features) {
   const DataFormat format = config.read.format;
   TrainingData out;
+  status_line("reading " + input_name(path) + " ...");
   const Input input(path);
+  struct Clear {
+    ~Clear() { clear_status_line(); }
+  } clear_when_done;
   if (!input.text(format)) {
     if (config.features) {
       throw ConfigError("features: text featurisation settings given, but " + input_name(path) +
@@ -92,6 +97,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
     featurizer = TextFeaturizer(config.features.value_or(TextOptions{}));
     if (featurizer.learns_from_fit()) featurizer.fit(corpus.texts);
   }
+  status_line("featurizing " + std::to_string(corpus.texts.size()) + " documents ...");
   out.data = featurize_corpus(featurizer, corpus);
   if (config.read.normalize_rows) out.data.normalize_rows();
   out.features = featurizer.to_json();

@@ -37,6 +37,7 @@
 #include "drivers/predict.hpp"
 #include "drivers/inspect.hpp"
 #include "drivers/operating_point.hpp"
+#include "drivers/status_line.hpp"
 #include "drivers/registry.hpp"
 #include "drivers/report.hpp"
 #include "io/model_json.hpp"
@@ -124,6 +125,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   const auto start = Clock::now();
   const api::Settings settings = api::Settings::load(config_path, sets);  // validated before any data is read
   strict = strict || settings.strict();
+  enable_status_line(!quiet);
   Progress progress(quiet);
   const api::Trained result = api::train(settings, data_path, [&](const EpochInfo& e) { return progress(e); });
   progress.finish();

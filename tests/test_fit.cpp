@@ -360,3 +360,24 @@ TEST_CASE("train --strict on kernel_hinge: a certified kernel SDCA model is writ
   CHECK_THAT(peg.err, Contains("kernel Pegasos has no dual bound"));
   CHECK_FALSE(std::filesystem::exists(refused));
 }
+
+TEST_CASE("progress status line: drawn and erased on a terminal, absent from files and with --quiet", "[fit]") {
+  TempDir dir("fit");
+  const std::string data = dir.write("d.svm", libsvm_text(fixtures::gaussian(200, 5, 71, 1.0, 0.6)));
+  const std::string cv = q(PEGASOS_BINARY) + " train --cv 3 --grid lambda=1e-3,1e-2 " + q(data);
+  // Not a terminal: the scores and the summary only.
+  const Run plain = pegasos_run(dir, "train --cv 3 --grid lambda=1e-3,1e-2 " + q(data));
+  REQUIRE(plain.code == 0);
+  CHECK(plain.err.find('\r') == std::string::npos);
+  CHECK(plain.err.find("done") == std::string::npos);
+  // A terminal (util-linux script gives the command a pseudo-terminal; its output is the terminal's).
+  const std::string typescript = dir.file("tty.txt");
+  const std::string command = "script -qec " + q(cv + " >/dev/null") + " /dev/null > " + q(typescript) + " 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  const std::string tty = testutil::read_text(typescript);
+  CHECK_THAT(tty, Contains("\r--cv: 1/2 done (lambda=1e-2)") && Contains("\r--cv: 2/2 done (lambda=1e-3)"));
+  CHECK_THAT(tty, Contains("\r\033[K"));  // erased before the closing line
+  const std::string quiet = "script -qec " + q(cv + " --quiet >/dev/null") + " /dev/null > " + q(typescript) + " 2>&1";
+  REQUIRE(std::system(quiet.c_str()) == 0);
+  CHECK(testutil::read_text(typescript).find("done") == std::string::npos);
+}
