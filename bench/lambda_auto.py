@@ -78,6 +78,8 @@ def main():
     ap.add_argument("--pegasos", default=os.path.join(ROOT, "build/pegasos"))
     ap.add_argument("--sets", default="", help="comma-separated names (default: all present)")
     ap.add_argument("--liblinear", action="store_true")
+    ap.add_argument("--auto-only", action="store_true",
+                    help="only lambda auto (its score, chosen lambda, time); no hindsight or LIBLINEAR")
     ap.add_argument("--fmnist", default="", help="folder with fmnist_{train,test}.svm (scripts/fashion_mnist.py --unit-norm)")
     args = ap.parse_args()
     wanted = set(args.sets.split(",")) if args.sets else None
@@ -98,6 +100,10 @@ def main():
             chosen = m["settings"]["lambda"]
             n = sel["auto"]["examples"]
             s_auto = score(args.pegasos, model, test, tmp, metric)
+            if args.auto_only:
+                print(f"{name:14s} {metric:17s} auto {s_auto:.4f} (lambda {chosen:.3g}, C {1 / (chosen * n):.3g}, "
+                      f"{len(sel['curve'])} points)  auto {t_auto:.2f}s", flush=True)
+                continue
             grid = [1.0 / (c * n) for c in [0.01 * 10 ** (i / 3) for i in range(16)]]
             hindsight = []
             t_plain = None

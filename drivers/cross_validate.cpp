@@ -308,7 +308,7 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
   std::vector<std::vector<FoldScore>> scores(folds.size(), std::vector<FoldScore>(configs.size()));
   std::vector<std::shared_ptr<const Model>> previous(folds.size());
   std::vector<double> oof(control.keep_oof ? data.size() * data.classes.size() : 0);
-  std::size_t stale = 0;
+  std::size_t stale = 0, clearly = 0;
   for (std::size_t p = 0; p < configs.size(); ++p) {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, folds.size(), 1), [&](const auto& range) {
       for (std::size_t f = range.begin(); f != range.end(); ++f) {
@@ -325,9 +325,15 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
     status_line(shown);
     if (p == 0 || r.mean(r.points[p]) > r.mean(r.points[r.best])) {  // ties: the earlier (larger λ)
       r.best = p;
-      stale = 0;
+      stale = clearly = 0;
       if (control.keep_oof) run.oof.assign(oof.begin(), oof.begin() + data.size() * scores[0][p].outputs);
-    } else if (control.patience > 0 && ++stale >= static_cast<std::size_t>(control.patience)) {
+      continue;
+    }
+    const double standard_error = r.std_dev(r.points[r.best]) / std::sqrt(static_cast<double>(K));
+    clearly = r.mean(r.points[p]) < r.mean(r.points[r.best]) - standard_error ? clearly + 1 : 0;
+    ++stale;
+    if ((control.patience > 0 && stale >= static_cast<std::size_t>(control.patience)) ||
+        (control.clear_patience > 0 && r.best > 0 && clearly >= static_cast<std::size_t>(control.clear_patience))) {
       break;
     }
   }

@@ -63,8 +63,12 @@ struct CvRun {
 
 // How a path is run beyond api::CvOptions (drivers/fit.hpp's lambda "auto").
 struct PathControl {
-  // Stop after this many points in a row below the best (0: every point).
-  int patience = 0;
+  // Stop after this many points in a row below the best (0: every point),
+  // or after `clear_patience` in a row clearly below it — a mean under the
+  // best's by more than the best's standard error (std / √folds) — once the
+  // curve has risen (the best is not the first point: at the largest λ the
+  // curve may dip before it rises).
+  int patience = 0, clear_patience = 0;
   bool keep_oof = false;
   std::string what = "--cv";  // the flag or setting named in errors
 };

@@ -15,7 +15,7 @@ namespace pegasos {
 namespace {
 
 // C = 10^(-2 + i/3), i = 0..15.
-constexpr int kAutoPoints = 16, kPointsPerDecade = 3, kAutoPatience = 4;
+constexpr int kAutoPoints = 16, kPointsPerDecade = 3, kAutoPatience = 4, kAutoClearPatience = 2;
 constexpr double kAutoLowestC = 0.01;
 
 ModelHeader& header_of(AnyModel& m) {
@@ -64,6 +64,7 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
   }
   PathControl control;
   control.patience = kAutoPatience;
+  control.clear_patience = kAutoClearPatience;
   control.keep_oof = keep_oof;
   control.what = "lambda \"auto\" (cv_folds)";
   CvRun run = cross_validate_data(configs, grid, data, features, config.engine.seed, cv_options(config), control);
@@ -73,6 +74,8 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
                            {"points_per_decade", kPointsPerDecade},
                            {"points_run", r.points.size()},
                            {"points_max", kAutoPoints},
+                           {"stop_after_below", kAutoPatience},
+                           {"stop_after_clearly_below", kAutoClearPatience},
                            {"lambda", "1/(C n)"},
                            {"examples", data.size()}};
   return out;

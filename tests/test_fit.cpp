@@ -180,6 +180,19 @@ TEST_CASE("lambda auto: the grid, the curve as --cv --grid gives it, the model a
     if (sel["curve"][i]["mean"].get<double>() > sel["curve"][best]["mean"].get<double>()) best = i;
   }
   CHECK(sel["curve"][best]["value"] == sel["value"]);
+  // The path stopped by its rule, recomputed from the curve: every point run, or the last 4
+  // below the best, or (the best past the first point) the last 2 below it by more than
+  // its standard error.
+  const auto& curve = sel["curve"];
+  const std::size_t run = curve.size();
+  CHECK(sel["auto"]["points_run"] == run);
+  if (run < 16) {
+    const double b = curve[best]["mean"].get<double>(), se = curve[best]["std"].get<double>() / std::sqrt(4.0);
+    const bool four_below = run - 1 - best >= 4;
+    const bool two_clearly = best > 0 && run - 1 - best >= 2 && curve[run - 1]["mean"].get<double>() < b - se &&
+                             curve[run - 2]["mean"].get<double>() < b - se;
+    CHECK((four_below || two_clearly));
+  }
   // The same values through --cv --grid: the same curve (the path runs the same folds, warm-started alike).
   std::string values;
   for (const auto& p : sel["curve"]) values += (values.empty() ? "" : ",") + p["value"].dump();
