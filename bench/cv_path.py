@@ -22,7 +22,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-UCI = "/work/main/data/cache/uci"
+UCI = os.path.join(ROOT, "data/cache/uci")
 
 # name, training file, test file, extra settings, grid range
 SETS = [
