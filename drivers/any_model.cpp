@@ -30,13 +30,19 @@ AnyModel AnyModel::parse(const std::string& text, const std::string& path) {
   return m;
 }
 
-const std::vector<std::string>& AnyModel::classes() const { return linear ? linear->classes : kernel->classes; }
-int AnyModel::outputs() const { return linear ? linear->outputs : kernel->outputs; }
+const ModelHeader& AnyModel::header() const {
+  if (linear) return *linear;
+  return *kernel;
+}
+ModelHeader& AnyModel::header() {
+  if (linear) return *linear;
+  return *kernel;
+}
+const std::vector<std::string>& AnyModel::classes() const { return header().classes; }
+int AnyModel::outputs() const { return header().outputs; }
 double AnyModel::lambda() const { return linear ? linear->lambda : kernel->lambda; }
 nlohmann::json AnyModel::training() const { return training_to_json(linear ? linear->training : kernel->training); }
-int AnyModel::predict_class(const double* s) const {
-  return linear ? linear->predict_class(s) : kernel->predict_class(s);
-}
+int AnyModel::predict_class(const double* s) const { return header().predict_class(s); }
 
 Dataset AnyModel::read(const std::string& path, bool require_labels) const {
   if (linear) return load_data_for_model(*linear, path, require_labels);

@@ -27,6 +27,9 @@ struct AnyModel {
   // The same from the file's contents; `name` is used in messages.
   static AnyModel parse(const std::string& text, const std::string& name);
 
+  // The part every model kind has (objective, classes, outputs, calibration, threshold).
+  const ModelHeader& header() const;
+  ModelHeader& header();
   const std::vector<std::string>& classes() const;
   int outputs() const;
   bool binary() const { return outputs() == 1; }

@@ -43,12 +43,6 @@ std::optional<double> number(const std::string& text) {
   return v;
 }
 
-std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 // Split at `sep` outside JSON strings, objects and arrays (so a list value
 // may be {"spam":3,"ham":1}).
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -92,11 +86,17 @@ std::vector<std::string> log_range(const std::string& text, const std::string& s
   }
   std::vector<std::string> values;
   const double a = std::log(*low), b = std::log(*high);
-  for (int i = points - 1; i >= 0; --i) values.push_back(number_text(std::exp(a + (b - a) * i / (points - 1))));
+  for (int i = points - 1; i >= 0; --i) values.push_back(grid_value_text(std::exp(a + (b - a) * i / (points - 1))));
   return values;
 }
 
 }  // namespace
+
+std::string grid_value_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
 
 GridSpec parse_grid(const std::string& text) {
   GridSpec grid;

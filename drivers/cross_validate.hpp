@@ -30,6 +30,9 @@ struct GridSpec {
   std::vector<std::string> values;
 };
 
+// A computed grid value as it is printed and trained: 6 significant digits.
+std::string grid_value_text(double v);
+
 // "lambda=LOW:HIGH[:POINTS]" (log-spaced, POINTS ≥ 2, default 10, values
 // rounded to 6 significant digits) or "KEY=V1,V2,..."; "" = no grid.
 // ConfigError naming --grid: no '=', a key that is not a setting or that

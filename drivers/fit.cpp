@@ -1,7 +1,6 @@
 #include "drivers/fit.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,23 +16,6 @@ namespace {
 // C = 10^(-2 + i/3), i = 0..15.
 constexpr int kAutoPoints = 16, kPointsPerDecade = 3, kAutoPatience = 4, kAutoClearPatience = 2;
 constexpr double kAutoLowestC = 0.01;
-
-ModelHeader& header_of(AnyModel& m) {
-  if (m.linear) return *m.linear;
-  return *m.kernel;
-}
-
-double rounded(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return std::stod(buf);
-}
-
-std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 api::CvOptions cv_options(const TrainConfig& config) {
   api::CvOptions o;
@@ -59,7 +41,7 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
     c.lambda_auto = false;
     c.engine.lambda = lambda;
     c.resolved["lambda"] = lambda;
-    grid.values.push_back(number_text(lambda));
+    grid.values.push_back(grid_value_text(lambda));
     configs.push_back(std::move(c));
   }
   PathControl control;
@@ -139,7 +121,7 @@ std::vector<double> auto_lambda_grid(std::size_t n) {
   std::vector<double> grid;
   for (int i = 0; i < kAutoPoints; ++i) {
     const double C = kAutoLowestC * std::pow(10.0, static_cast<double>(i) / kPointsPerDecade);
-    grid.push_back(rounded(1.0 / (C * static_cast<double>(n))));
+    grid.push_back(std::stod(grid_value_text(1.0 / (C * static_cast<double>(n)))));
   }
   return grid;
 }
@@ -156,7 +138,7 @@ AnyModel fit_model(const TrainConfig& config, const Dataset& data, const nlohman
   if (chosen) add_selection(model, chosen->selection);
   if (!want_oof) return model;
   const std::vector<double> oof = chosen ? std::move(chosen->oof) : out_of_fold_scores(final_config, data, features);
-  ModelHeader& h = header_of(model);
+  ModelHeader& h = model.header();
   if (config.calibrate) calibrate(config, data, oof, h);
   if (threshold) choose_threshold(config, data, oof, h);
   return model;

@@ -9,11 +9,6 @@
 namespace pegasos {
 namespace {
 
-const ModelHeader& header_of(const AnyModel& m) {
-  if (m.linear) return *m.linear;
-  return *m.kernel;
-}
-
 std::string format(const char* fmt, double a, double b = 0, double c = 0, double d = 0) {
   char buf[256];
   std::snprintf(buf, sizeof buf, fmt, a, b, c, d);
@@ -24,7 +19,7 @@ std::string format(const char* fmt, double a, double b = 0, double c = 0, double
 
 std::string fit_summary(const AnyModel& model) {
   const nlohmann::json training = model.training();
-  const ModelHeader& h = header_of(model);
+  const ModelHeader& h = model.header();
   std::string text;
   if (auto s = training.find("selection"); s != training.end() && s->contains("auto")) {
     const auto& curve = (*s)["curve"];
@@ -63,7 +58,7 @@ std::string fit_summary(const AnyModel& model) {
 
 void report_operating_point(const AnyModel& model, const Dataset& data, const std::vector<double>& scores,
                             std::string& text, nlohmann::json& report) {
-  const ModelHeader& h = header_of(model);
+  const ModelHeader& h = model.header();
   const std::size_t n = data.size(), K = static_cast<std::size_t>(h.outputs), C = h.classes.size();
   if (h.calibrated()) {
     std::vector<double> p(n * C), raw(n * C);

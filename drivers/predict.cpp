@@ -35,8 +35,7 @@ void drop_first_row(Dataset& ds) {
 class Predictor {
  public:
   Predictor(const AnyModel& model, OutputFile& out, bool ids, bool proba)
-      : model_(model), header_(model.linear ? static_cast<const ModelHeader&>(*model.linear) : *model.kernel),
-        out_(out), ids_(ids), proba_(proba) {}
+      : model_(model), out_(out), ids_(ids), proba_(proba) {}
 
   // Writes "[id TAB] class TAB score..." (or probabilities) per row.
   void write(const Dataset& data, const std::vector<std::string>& ids) {
@@ -49,7 +48,7 @@ class Predictor {
     for (std::size_t i = 0; i < data.size(); ++i) {
       if (ids_) text += ids[i] + '\t';
       text += model_.classes()[static_cast<std::size_t>(model_.predict_class(&scores[i * K]))];
-      if (proba_) header_.probabilities(&scores[i * K], p.data());
+      if (proba_) model_.header().probabilities(&scores[i * K], p.data());
       for (std::size_t k = 0; k < K; ++k) {
         std::snprintf(buf, sizeof buf, "\t%.9g", proba_ ? p[K == 1 ? 1 : k] : scores[i * K + k]);
         text += buf;
@@ -63,7 +62,6 @@ class Predictor {
 
  private:
   const AnyModel& model_;
-  const ModelHeader& header_;
   OutputFile& out_;
   bool ids_, proba_;
   std::size_t rows_ = 0;
@@ -152,7 +150,7 @@ void predict_lines(InputStream& in, const std::string& path, const ModelReader& 
 
 void run_predict(const std::string& model_path, const std::string& data_path, const PredictOptions& opt) {
   AnyModel model = AnyModel::load(model_path);
-  ModelHeader& header = model.linear ? static_cast<ModelHeader&>(*model.linear) : *model.kernel;
+  ModelHeader& header = model.header();
   if (opt.proba && !header.calibrated()) {
     throw InputError(model_path + ": --proba: the model has no calibrated probabilities (train it with --calibrate)");
   }
