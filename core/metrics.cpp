@@ -106,50 +106,54 @@ double threshold_below(const std::vector<double>& scores, const std::vector<std:
   return t >= next && t < here ? t : next;
 }
 
+// One step of a walk down the distinct scores: the group order[i..j) of equal
+// scores has joined the predicted positives; tp / fp count the positives and
+// negatives scored at or above it, of pos / neg in all; `threshold` takes
+// exactly these rows as positive (threshold_below).
+struct GroupCut {
+  double tp, fp, pos, neg, threshold;
+};
+
+// Walks the groups of equal scores from the highest down, calling
+// visit(cut) after each until it returns false. Returns false (and visits
+// nothing) when one of the classes is absent.
+template <class Visit>
+bool walk_score_groups(const std::vector<double>& scores, const std::vector<char>& positive, Visit visit) {
+  double pos = 0, neg = 0;
+  for (char p : positive) (p ? pos : neg) += 1;
+  if (pos == 0 || neg == 0) return false;
+  const std::vector<std::size_t> order = order_by_score_desc(scores);
+  double tp = 0, fp = 0;
+  for (std::size_t i = 0, j = 0; i < order.size(); i = j) {
+    while (j < order.size() && scores[order[j]] == scores[order[i]]) (positive[order[j++]] ? tp : fp) += 1;
+    if (!visit(GroupCut{tp, fp, pos, neg, threshold_below(scores, order, i, j)})) break;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<OperatingPoint> threshold_for_fpr(const std::vector<double>& scores,
                                                 const std::vector<char>& positive, double max_fpr) {
-  const std::vector<std::size_t> order = order_by_score_desc(scores);
-  double pos = 0, neg = 0;
-  for (char p : positive) (p ? pos : neg) += 1;
-  if (pos == 0 || neg == 0) return std::nullopt;
-  // Lower the threshold group by group while the FPR stays within budget.
-  double tp = 0, fp = 0;
-  double best_threshold = order.empty() ? 0.0 : scores[order[0]];  // predicts nothing positive
-  std::size_t i = 0;
-  while (i < order.size()) {
-    std::size_t j = i;
-    double gtp = 0, gfp = 0;
-    while (j < order.size() && scores[order[j]] == scores[order[i]]) {
-      (positive[order[j]] ? gtp : gfp) += 1;
-      ++j;
-    }
-    if ((fp + gfp) / neg > max_fpr) break;
-    tp += gtp;
-    fp += gfp;
-    best_threshold = threshold_below(scores, order, i, j);
-    i = j;
-  }
-  return operating_point(scores, positive, best_threshold);
+  std::optional<double> best;  // nothing within budget: the highest score (predicts nothing positive)
+  const bool both = walk_score_groups(scores, positive, [&](const GroupCut& cut) {
+    if (cut.fp / cut.neg > max_fpr) return false;  // this group would exceed the budget
+    best = cut.threshold;
+    return true;
+  });
+  if (!both) return std::nullopt;
+  return operating_point(scores, positive, best ? *best : *std::max_element(scores.begin(), scores.end()));
 }
 
 std::optional<OperatingPoint> threshold_for_recall(const std::vector<double>& scores,
                                                    const std::vector<char>& positive, double min_recall) {
-  const std::vector<std::size_t> order = order_by_score_desc(scores);
-  double pos = 0, neg = 0;
-  for (char p : positive) (p ? pos : neg) += 1;
-  if (pos == 0 || neg == 0) return std::nullopt;
-  // Lower the threshold group by group until the recall is reached.
-  double tp = 0;
-  std::size_t i = 0;
-  while (i < order.size()) {
-    std::size_t j = i;
-    while (j < order.size() && scores[order[j]] == scores[order[i]]) tp += positive[order[j++]] ? 1 : 0;
-    if (tp / pos >= min_recall) return operating_point(scores, positive, threshold_below(scores, order, i, j));
-    i = j;
-  }
-  return operating_point(scores, positive, threshold_below(scores, order, order.size() - 1, order.size()));
+  std::optional<double> found;
+  const bool both = walk_score_groups(scores, positive, [&](const GroupCut& cut) {
+    found = cut.threshold;  // the lowest cut so far; kept when the recall is never reached
+    return cut.tp / cut.pos < min_recall;
+  });
+  if (!both) return std::nullopt;
+  return operating_point(scores, positive, *found);
 }
 
 }  // namespace pegasos
