@@ -12,6 +12,10 @@
 
 namespace fixtures {
 
+// `ds` as a LIBSVM file's text, labels the class names (values written so
+// they read back to the same floats: the file holds exactly `ds`).
+inline std::string libsvm_text(const pegasos::Dataset& ds) { return pegasos::to_libsvm_text(ds, ds.classes); }
+
 // Two overlapping Gaussian classes in d dimensions; each feature is present
 // with probability `density`; rows scaled to norm ≤ 1. Labels are class ids
 // 0/1 (1 = positive). Not separable, so the hinge optimum is non-trivial.

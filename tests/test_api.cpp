@@ -41,20 +41,6 @@ json without_timings(const std::string& path) {
   return j;
 }
 
-// A LIBSVM file of `ds` (labels are the class names).
-std::string libsvm_text(const pegasos::Dataset& ds) {
-  std::string text;
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    const pegasos::RowView x = ds.row(i);
-    text += ds.classes[static_cast<std::size_t>(ds.labels[i])];
-    for (std::uint32_t j = 0; j < x.nnz; ++j) {
-      text += " " + std::to_string(x.indices[j] + 1) + ":" + std::to_string(x.values[j]);
-    }
-    text += "\n";
-  }
-  return text;
-}
-
 }  // namespace
 
 TEST_CASE("api::train writes the model `pegasos train` writes", "[api]") {
@@ -64,7 +50,7 @@ TEST_CASE("api::train writes the model `pegasos train` writes", "[api]") {
                                            : GENERATE(std::string("hinge"), std::string("weighted_hinge"));
   CAPTURE(objective);
   const pegasos::Dataset ds = multiclass ? fixtures::blobs(240, 6, 3, 7, 0.8) : fixtures::gaussian(240, 8, 9, 0.7);
-  const std::string data = dir.write("train.svm", libsvm_text(ds));
+  const std::string data = dir.write("train.svm", fixtures::libsvm_text(ds));
   std::vector<std::string> sets{"objective=" + objective, "lambda=0.003"};
   if (objective == "weighted_hinge") sets.push_back("class_weight=\"balanced\"");
   std::string args;

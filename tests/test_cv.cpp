@@ -32,17 +32,6 @@ using testutil::pegasos_run;
 using testutil::q;
 using testutil::Run;
 
-std::string libsvm_text(const pegasos::Dataset& ds) {
-  std::string text;
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    const pegasos::RowView x = ds.row(i);
-    text += ds.classes[static_cast<std::size_t>(ds.labels[i])];
-    for (std::uint32_t j = 0; j < x.nnz; ++j) text += " " + std::to_string(x.indices[j] + 1) + ":" + std::to_string(x.values[j]);
-    text += "\n";
-  }
-  return text;
-}
-
 // Every row but `skip`, in order.
 std::vector<std::size_t> all_but(std::size_t n, std::size_t skip) {
   std::vector<std::size_t> rows;
@@ -137,7 +126,7 @@ TEST_CASE("cv: the warm-started lambda path ends at the cold fit's objective", "
 TEST_CASE("cv: deterministic by seed and for any thread count; refit is the plain fit at the best lambda", "[cv]") {
   TempDir dir("cv");
   const std::string data = dir.file("d.svm");
-  testutil::write_text(data, libsvm_text(fixtures::gaussian(300, 6, 11, 1.0, 0.3)));
+  testutil::write_text(data, fixtures::libsvm_text(fixtures::gaussian(300, 6, 11, 1.0, 0.3)));
   const std::string cv = "train --cv 4 --grid lambda=1e-3:1e-1:4 " + q(data);
   const Run one = pegasos_run(dir, cv + " --set threads=1");
   REQUIRE(one.code == 0);
@@ -162,7 +151,7 @@ TEST_CASE("cv: deterministic by seed and for any thread count; refit is the plai
 TEST_CASE("cv: bad arguments are exit 2 naming the flag", "[cv]") {
   TempDir dir("cv-bad");
   const std::string data = dir.file("d.svm");
-  testutil::write_text(data, libsvm_text(fixtures::gaussian(20, 3, 2)));
+  testutil::write_text(data, fixtures::libsvm_text(fixtures::gaussian(20, 3, 2)));
   const std::string d = " " + q(data);
   const auto fails = [&](const std::string& args, const std::string& message) {
     const Run r = pegasos_run(dir, "train " + args);

@@ -30,17 +30,6 @@ using testutil::q;
 using testutil::Run;
 using testutil::TempDir;
 
-std::string libsvm_text(const pegasos::Dataset& ds) {
-  std::string text;
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    const pegasos::RowView x = ds.row(i);
-    text += ds.classes[static_cast<std::size_t>(ds.labels[i])];
-    for (std::uint32_t j = 0; j < x.nnz; ++j) text += " " + std::to_string(x.indices[j] + 1) + ":" + std::to_string(x.values[j]);
-    text += "\n";
-  }
-  return text;
-}
-
 // Scores that a classifier might give: positives around +m, negatives around −m, with noise.
 void noisy_scores(std::size_t n, double m, std::uint64_t seed, std::vector<double>& s, std::vector<char>& positive) {
   pegasos::Rng rng(seed);
@@ -164,7 +153,7 @@ TEST_CASE("lambda auto: the grid, the curve as --cv --grid gives it, the model a
   CHECK(std::is_sorted(grid.rbegin(), grid.rend()));
 
   TempDir dir("fit");
-  const std::string data = dir.write("d.svm", libsvm_text(fixtures::gaussian(300, 8, 21, 1.0, 0.4)));
+  const std::string data = dir.write("d.svm", fixtures::libsvm_text(fixtures::gaussian(300, 8, 21, 1.0, 0.4)));
   const std::string model = dir.file("auto.json");
   const Run r = pegasos_run(dir, "train " + q(data) + " " + q(model) + " --set lambda=auto --set cv_folds=4");
   REQUIRE(r.code == 0);
@@ -222,8 +211,8 @@ TEST_CASE("lambda auto: the grid, the curve as --cv --grid gives it, the model a
 
 TEST_CASE("calibrate and max_fpr: stored in the model, used by predict and eval, overridable", "[fit]") {
   TempDir dir("fit");
-  const std::string train = dir.write("train.svm", libsvm_text(fixtures::gaussian(600, 10, 31, 1.0, 0.5)));
-  const std::string test = dir.write("test.svm", libsvm_text(fixtures::gaussian(400, 10, 32, 1.0, 0.5)));
+  const std::string train = dir.write("train.svm", fixtures::libsvm_text(fixtures::gaussian(600, 10, 31, 1.0, 0.5)));
+  const std::string test = dir.write("test.svm", fixtures::libsvm_text(fixtures::gaussian(400, 10, 32, 1.0, 0.5)));
   const std::string model = dir.file("m.json");
   const Run r = pegasos_run(dir, "train " + q(train) + " " + q(model) + " --calibrate --max-fpr 0.05");
   REQUIRE(r.code == 0);
@@ -308,7 +297,7 @@ TEST_CASE("calibrate and max_fpr: stored in the model, used by predict and eval,
 
 TEST_CASE("calibrate: multiclass probabilities sum to 1 and a model reads and writes back byte for byte", "[fit]") {
   TempDir dir("fit");
-  const std::string train = dir.write("train.svm", libsvm_text(fixtures::blobs(300, 6, 3, 41, 1.5)));
+  const std::string train = dir.write("train.svm", fixtures::libsvm_text(fixtures::blobs(300, 6, 3, 41, 1.5)));
   const std::string model = dir.file("m.json");
   REQUIRE(pegasos_run(dir, "train " + q(train) + " " + q(model) + " --set objective=ova --calibrate").code == 0);
   const Run p = pegasos_run(dir, "predict --proba " + q(model) + " " + q(train));
@@ -334,8 +323,8 @@ TEST_CASE("calibrate: multiclass probabilities sum to 1 and a model reads and wr
 
 TEST_CASE("lambda auto in a pegasos run grid: the run records the chosen lambda", "[fit]") {
   TempDir dir("fit");
-  const std::string train = dir.write("train.svm", libsvm_text(fixtures::gaussian(200, 6, 51, 1.0, 0.5)));
-  const std::string test = dir.write("test.svm", libsvm_text(fixtures::gaussian(100, 6, 52, 1.0, 0.5)));
+  const std::string train = dir.write("train.svm", fixtures::libsvm_text(fixtures::gaussian(200, 6, 51, 1.0, 0.5)));
+  const std::string test = dir.write("test.svm", fixtures::libsvm_text(fixtures::gaussian(100, 6, 52, 1.0, 0.5)));
   const json experiment = {{"name", "auto"},
                            {"data", {{"train", train}, {"test", test}}},
                            {"config", {{"cv_folds", 3}}},
@@ -360,7 +349,7 @@ TEST_CASE("lambda auto in a pegasos run grid: the run records the chosen lambda"
 
 TEST_CASE("train --strict on kernel_hinge: a certified kernel SDCA model is written, kernel Pegasos refused", "[fit]") {
   TempDir dir("fit");
-  const std::string data = dir.write("d.svm", libsvm_text(fixtures::gaussian(200, 5, 61, 1.0, 0.6)));
+  const std::string data = dir.write("d.svm", fixtures::libsvm_text(fixtures::gaussian(200, 5, 61, 1.0, 0.6)));
   const std::string model = dir.file("k.json");
   const Run sdca = pegasos_run(dir, "train --strict --set objective=kernel_hinge " + q(data) + " " + q(model));
   REQUIRE(sdca.code == 0);
@@ -376,7 +365,7 @@ TEST_CASE("train --strict on kernel_hinge: a certified kernel SDCA model is writ
 
 TEST_CASE("progress status line: drawn and erased on a terminal, absent from files and with --quiet", "[fit]") {
   TempDir dir("fit");
-  const std::string data = dir.write("d.svm", libsvm_text(fixtures::gaussian(200, 5, 71, 1.0, 0.6)));
+  const std::string data = dir.write("d.svm", fixtures::libsvm_text(fixtures::gaussian(200, 5, 71, 1.0, 0.6)));
   const std::string cv = q(PEGASOS_BINARY) + " train --cv 3 --grid lambda=1e-3,1e-2 " + q(data);
   // Not a terminal: the scores and the summary only.
   const Run plain = pegasos_run(dir, "train --cv 3 --grid lambda=1e-3,1e-2 " + q(data));

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <functional>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "drivers/any_model.hpp"
 #include "drivers/api.hpp"
 #include "drivers/duals.hpp"
+#include "drivers/experiment.hpp"
 #include "io/model_json.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/multiclass_hinge.hpp"
@@ -51,6 +53,14 @@ void check_same_optimum(const TrainResult& cold, const TrainResult& warm, double
   CHECK(cold.dual_objective <= warm.objective * (1 + 1e-12));
 }
 
+
+// The first n rows of `all` (yesterday's data, when `all` is today's).
+Dataset first_rows(const Dataset& all, std::size_t n) {
+  std::vector<std::size_t> rows(n);
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  return subset(all, rows);
+}
+
 }  // namespace
 
 TEST_CASE("warm start from the optimum on the same data: SDCA, binary", "[warm]") {
@@ -72,13 +82,7 @@ TEST_CASE("warm start from the optimum on the same data: SDCA, binary", "[warm]"
 
 TEST_CASE("warm start from an earlier day: SDCA reaches the cold objective", "[warm]") {
   const Dataset all = fixtures::gaussian(600, 20, 5, 0.8);
-  Dataset day1;
-  day1.classes = all.classes;
-  for (std::size_t i = 0; i < 500; ++i) {
-    const RowView x = all.row(i);
-    day1.append_row({x.indices, x.nnz}, {x.values, x.nnz}, x.label);
-  }
-  day1.dimension = all.dimension;
+  const Dataset day1 = first_rows(all, 500);
   const EngineSettings s = automatic(Solver::kSdca, 1e-3);
   const TrainResult yesterday = train_with_solver(day1, Hinge(1), s);
   const TrainResult cold = train_with_solver(all, Hinge(1), s);
@@ -349,13 +353,7 @@ TEST_CASE("stored duals: a corrupt duals section is refused, exit 2 naming the f
 TEST_CASE("stored duals: one more day with 1% new rows takes fewer passes than training from zero", "[warm][duals]") {
   testutil::TempDir dir("warm-day2");
   const Dataset all = fixtures::gaussian(1000, 20, 23, 0.8);
-  Dataset day1;
-  day1.classes = all.classes;
-  for (std::size_t i = 0; i < 990; ++i) {
-    const RowView x = all.row(i);
-    day1.append_row({x.indices, x.nnz}, {x.values, x.nnz}, x.label);
-  }
-  day1.dimension = all.dimension;
+  const Dataset day1 = first_rows(all, 990);
   const auto settings = [](std::vector<std::string> extra) {
     extra.push_back("lambda=1e-3");
     return pegasos::api::Settings::load("", extra);
