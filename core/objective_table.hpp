@@ -50,6 +50,14 @@ inline constexpr std::array<ObjectiveRow, 6> kObjectiveTable = {{
     {ObjectiveId::kKernelHinge, "kernel_hinge", "kernel Pegasos", true, ClassWeights::kUnused, false, true, false},
 }};
 
+// The `objective` setting's default, not a row: the drivers turn it into a
+// row once the training data's classes are known (drivers/registry.hpp,
+// resolve_objective).
+inline constexpr std::string_view kAutoObjective = "auto";
+inline constexpr std::string_view kAutoObjectiveHelp =
+    "the default: hinge for two classes, ova for more; with class_weight weighted_hinge (two classes) or ova, "
+    "with source_model transfer";
+
 // The row of an objective name, or nullptr for a name not in the table.
 constexpr const ObjectiveRow* find_objective(std::string_view name) {
   for (const ObjectiveRow& row : kObjectiveTable) {

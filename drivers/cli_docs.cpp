@@ -31,7 +31,7 @@ std::string objective_summary(const ObjectiveRow& row) {
   if (!row.help.empty()) what += ", " + std::string(row.help);
   if (row.class_weights == ClassWeights::kRequired) what += ", class_weight required";
   if (row.needs_source_model) what += ", toward source_model";
-  return what + (row.sdca ? "; solvers pegasos or sdca" : "; solver pegasos");
+  return what + (row.sdca || row.kernel ? "; solvers pegasos or sdca" : "; solver pegasos");
 }
 
 std::string padded(const std::string& name, std::size_t width) {
@@ -67,6 +67,7 @@ std::string train_help_footer() {
   std::string s = "\nData formats (the format setting; any file may be gzip-compressed; - is standard input):\n";
   for (const auto& [format, name] : kDataFormatNames) s += padded(std::string(name), 18) + std::string(format_help(format)) + "\n";
   s += "\nObjectives (the objective setting):\n";
+  s += padded(std::string(kAutoObjective), 18) + std::string(kAutoObjectiveHelp) + "\n";
   for (const ObjectiveRow& row : kObjectiveTable) s += padded(std::string(row.name), 18) + objective_summary(row) + "\n";
   s += "\nSettings (JSON config keys, or --set KEY=VALUE; nested ones as --set features.hash_bits=18):\n";
   for (const auto& k : config_keys()) {
@@ -143,6 +144,7 @@ std::string table_sections() {
     s += ".TP\n\\fB" + roff(std::string(name)) + "\\fR\n" + roff(std::string(format_help(format))) + "\n";
   }
   s += ".SH OBJECTIVES\n";
+  s += ".TP\n\\fB" + roff(std::string(kAutoObjective)) + "\\fR\n" + roff(std::string(kAutoObjectiveHelp)) + "\n";
   for (const ObjectiveRow& row : kObjectiveTable) {
     s += ".TP\n\\fB" + roff(std::string(row.name)) + "\\fR\n" + roff(objective_summary(row)) + "\n";
   }

@@ -57,7 +57,7 @@ bool needs_source(const ObjectiveRow& row) { return row.needs_source_model; }
 
 // "hinge | weighted_hinge | ... | ova (one-vs-all) | ...": every row, with its gloss.
 std::string objective_help() {
-  std::string s;
+  std::string s = std::string(kAutoObjective) + " (" + std::string(kAutoObjectiveHelp) + ")";
   for (const ObjectiveRow& row : kObjectiveTable) {
     s += (s.empty() ? "" : " | ") + std::string(row.name);
     if (!row.help.empty()) s += " (" + std::string(row.help) + ")";
@@ -68,7 +68,7 @@ std::string objective_help() {
 // Every accepted key, in --help order (config_keys() completes the solver's help).
 std::vector<ConfigKey> key_list() {
   return {
-      {"objective", std::string(objective_row(ObjectiveId::kHinge).name), objective_help()},
+      {"objective", std::string(kAutoObjective), objective_help()},
       {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}"},
       {"kernel", default_kernel_json(), objective_names(is_kernel) + ": {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
       {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none; kernel Pegasos)", true},
@@ -219,10 +219,18 @@ void reject_unknown_keys(const json& merged, const std::string& origin) {
 
 // objective, the kernel settings (kernel objectives only) and class_weight.
 void read_objective(const json& merged, json& all, const std::string& origin, TrainConfig& c) {
-  std::vector<std::string> names;
+  std::vector<std::string> names{std::string(kAutoObjective)};
   for (const ObjectiveRow& row : kObjectiveTable) names.emplace_back(row.name);
-  c.objective = *find_objective(choice(all["objective"], origin, "objective", names));
-  const std::string name(c.objective.name);
+  const std::string chosen = choice(all["objective"], origin, "objective", names);
+  c.objective_auto = chosen == kAutoObjective;
+  // auto: the binary objective its other settings ask for, until the data's
+  // classes are known (resolve_objective, drivers/registry.hpp).
+  const ObjectiveId provisional = !all["source_model"].is_null() && all["source_model"] != "" ? ObjectiveId::kTransfer
+                                  : !all["class_weight"].is_null()                              ? ObjectiveId::kWeightedHinge
+                                                                                                : ObjectiveId::kHinge;
+  c.objective = c.objective_auto ? objective_row(provisional) : *find_objective(chosen);
+  all["objective"] = std::string(c.objective.name);
+  const std::string name(chosen);
   if (c.objective.kernel) {
     c.kernel = kernel_settings_from_json(merged, origin);
     all["kernel"] = kernel_settings_to_json(c.kernel)["kernel"];

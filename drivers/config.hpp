@@ -33,6 +33,10 @@ using ClassWeightSetting = std::variant<std::monostate, BalancedClassWeights, Cl
 // defaults included.
 struct TrainConfig {
   ObjectiveRow objective = objective_row(ObjectiveId::kHinge);  // its row of the objective table
+  // objective "auto": `objective` is the binary objective the settings ask for
+  // (hinge, weighted_hinge with class_weight, transfer with source_model) until
+  // resolve_objective() sees the training data's classes (more than two: ova).
+  bool objective_auto = false;
   EngineSettings engine;       // solver, λ, steps, stopping rule, seed
   ReadOptions read;            // format (every DataFormat), CSV label column, normalize, index limit
   std::string text_field = "text";    // JSONL: the document's field

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -164,7 +165,21 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
 
 }  // namespace
 
-void check_config_against_data(const TrainConfig& config, Dataset& train, const std::string& point) {
+void resolve_objective(TrainConfig& config, const Dataset& train) {
+  if (!config.objective_auto) return;
+  config.objective_auto = false;
+  if (train.classes.size() <= 2 || config.objective.needs_source_model) return;
+  config.objective = objective_row(ObjectiveId::kOva);
+  config.resolved["objective"] = std::string(config.objective.name);
+  if (config.max_fpr || config.target_recall) {
+    throw ConfigError(std::string(config.max_fpr ? "max_fpr" : "target_recall") +
+                      ": a decision threshold is for binary data; " + train.source + " has " +
+                      std::to_string(train.classes.size()) + " classes (objective auto: ova)");
+  }
+}
+
+void check_config_against_data(TrainConfig& config, Dataset& train, const std::string& point) {
+  resolve_objective(config, train);
   prepare_labels(config, train);
   if (const ClassCosts* costs = std::get_if<ClassCosts>(&config.class_weight)) {
     for (const auto& [label, cost] : *costs) {
@@ -216,6 +231,7 @@ void prepare_labels(const TrainConfig& config, Dataset& train) {
 
 Model train_model(const TrainConfig& config, const Dataset& train,
                   const std::function<bool(const EpochInfo&)>& on_epoch) {
+  if (config.objective_auto) throw std::logic_error("train_model: objective auto not resolved (resolve_objective)");
   if (config.init_model.empty()) return train_objective(config, train, on_epoch, nullptr);
   if (!config.init) throw std::logic_error("train_model: init_model given but not read (load_init_model)");
   const std::size_t K = train.classes.size();

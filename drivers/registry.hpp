@@ -14,14 +14,24 @@ namespace pegasos {
 // put it in the order the model will use. Throws InputError.
 void prepare_labels(const TrainConfig& config, Dataset& train);
 
+// objective "auto" (config.objective_auto) becomes an objective of the table
+// now that the training data's classes are known: more than two classes
+// make one-vs-all (ova), two keep the binary objective the settings asked
+// for (hinge; weighted_hinge with class_weight; transfer with source_model,
+// which then fails on more than two classes like an explicit transfer).
+// `resolved["objective"]`, the echo in model files, follows. Anything else
+// is left alone. A threshold (max_fpr / target_recall) on data auto makes
+// multiclass is a ConfigError, as for an explicit multiclass objective.
+void resolve_objective(TrainConfig& config, const Dataset& train);
+
 // Everything about `config` that needs the data, checked once the data is
 // read and before training (by `train` and by `run` for every grid point):
-// prepare_labels (classes vs objective, positive_label), every class_weight
+// resolve_objective, prepare_labels (classes vs objective, positive_label), every class_weight
 // label occurs, and a transfer config's source model (config.source, when
 // loaded) has the data's labels, is binary and normalises rows alike.
 // `point` names an experiment's grid point in class_weight messages ("" for
 // none). Throws InputError / ConfigError.
-void check_config_against_data(const TrainConfig& config, Dataset& train, const std::string& point = "");
+void check_config_against_data(TrainConfig& config, Dataset& train, const std::string& point = "");
 
 // The classes for a message: 'a', 'b', ... (the first ten).
 std::string class_list(const std::vector<std::string>& classes);

@@ -13,6 +13,7 @@
 
 #include "core/dataset.hpp"
 #include "drivers/api.hpp"
+#include "drivers/config.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_util.hpp"
 
@@ -89,4 +90,43 @@ TEST_CASE("api::train writes the model `pegasos train` writes", "[api]") {
 TEST_CASE("api::Settings rejects what `--set` rejects, before any data", "[api]") {
   CHECK_THROWS_WITH(pegasos::api::Settings::load("", {"lamda=0.1"}), Catch::Contains("lambda"));
   CHECK_THROWS(pegasos::api::Settings::load("", {"lambda=-1"}));
+}
+
+// objective auto (the default) is the objective the data and settings call for,
+// and its model is byte for byte the model trained with that objective named.
+TEST_CASE("objective auto trains what its data calls for, as if named", "[api]") {
+  const TempDir dir("api_auto");
+  struct Case {
+    bool multiclass;
+    std::vector<std::string> extra;
+    std::string becomes;
+  };
+  const Case c = GENERATE(Case{false, {}, "hinge"}, Case{true, {}, "ova"},
+                          Case{false, {"class_weight=\"balanced\""}, "weighted_hinge"},
+                          Case{true, {"class_weight=\"balanced\""}, "ova"});
+  CAPTURE(c.becomes, c.multiclass);
+  const pegasos::Dataset ds = c.multiclass ? fixtures::blobs(200, 5, 4, 3, 0.9) : fixtures::gaussian(200, 6, 5, 0.7);
+  const std::string data = dir.write("train.svm", fixtures::libsvm_text(ds));
+  std::vector<std::string> sets = c.extra;
+  sets.push_back("lambda=0.01");
+  const pegasos::api::Settings automatic = pegasos::api::Settings::load("", sets);
+  CHECK(automatic.config().objective_auto);
+  sets.push_back("objective=" + c.becomes);
+  const pegasos::api::Settings named = pegasos::api::Settings::load("", sets);
+  const std::string a = dir.file("auto.json"), n = dir.file("named.json");
+  pegasos::api::train(automatic, data).model.save(a);
+  pegasos::api::train(named, data).model.save(n);
+  const json ja = without_timings(a), jn = without_timings(n);
+  CHECK(ja["objective"] == c.becomes);
+  CHECK(ja["settings"]["objective"] == c.becomes);
+  CHECK(ja == jn);
+}
+
+TEST_CASE("objective auto on multiclass data refuses what multiclass objectives refuse", "[api]") {
+  const TempDir dir("api_auto_bad");
+  const std::string data = dir.write("train.svm", fixtures::libsvm_text(fixtures::blobs(90, 4, 3, 2, 0.9)));
+  const pegasos::api::Settings threshold = pegasos::api::Settings::load("", {"max_fpr=0.01"});
+  CHECK_THROWS_WITH(pegasos::api::train(threshold, data), Catch::Contains("max_fpr") && Catch::Contains("3 classes"));
+  const pegasos::api::Settings positive = pegasos::api::Settings::load("", {"positive_label=1"});
+  CHECK_THROWS_WITH(pegasos::api::train(positive, data), Catch::Contains("positive_label"));
 }

@@ -111,6 +111,7 @@ Evaluation evaluate(const AnyModel& model, const Dataset& data, std::optional<do
 // The point's config for this run: its seed, and the experiment's trace settings.
 TrainConfig run_config(const Experiment& e, const LoadedData& d, const RunSpec& spec) {
   TrainConfig config = e.points[spec.point].config;
+  resolve_objective(config, d.pool);  // objective auto: by the pool's classes (every fold shares them)
   if (config.objective.needs_source_model) config.source = d.sources.at(config.source_model);
   config.engine.seed = spec.seed;
   config.resolved["seed"] = spec.seed;

@@ -144,13 +144,10 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     def _objective_name(self, n_classes):
         if self.objective not in _OBJECTIVES:
             raise ValueError("objective: %r is not one of %s" % (self.objective, ", ".join(_OBJECTIVES)))
-        if self.objective != "auto":
-            return self.objective
-        if self.source is not None:
-            return "transfer"
-        if n_classes > 2:
-            return "ova"
-        return "weighted_hinge" if self.class_weight is not None else "hinge"
+        # "auto" goes to the engine as it is: the engine's objective auto makes
+        # the same choice from the data (hinge / weighted_hinge with a
+        # class_weight / transfer with a source for two classes, ova for more).
+        return self.objective
 
     def _overrides(self, n_classes, lam_scale=1.0):
         """The engine settings as the CLI's KEY=VALUE overrides."""
