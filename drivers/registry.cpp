@@ -28,15 +28,26 @@ std::string class_list(const std::vector<std::string>& classes) {
 
 namespace {
 
+// n_k per class id, or with sample weights (mean 1) the weight of class k,
+// Σ_{y_i = k} s_i: "balanced" then weighs a weighted row as its repetitions.
+std::vector<double> class_totals(const Dataset& data) {
+  std::vector<double> total(data.classes.size(), 0.0);
+  if (data.weights.empty()) {
+    const auto counts = data.class_counts();
+    for (std::size_t k = 0; k < total.size(); ++k) total[k] = static_cast<double>(counts[k]);
+    return total;
+  }
+  for (std::size_t i = 0; i < data.size(); ++i) total[static_cast<std::size_t>(data.labels[i])] += data.weights[i];
+  return total;
+}
+
 // Cost per class id from the class_weight setting (all 1 when not given).
 std::vector<double> class_costs(const ClassWeightSetting& class_weight, const Dataset& data) {
   const std::size_t K = data.classes.size();
   std::vector<double> cost(K, 1.0);
   if (std::holds_alternative<BalancedClassWeights>(class_weight)) {  // n / (K · n_k)
-    const auto counts = data.class_counts();
-    for (std::size_t k = 0; k < K; ++k) {
-      cost[k] = static_cast<double>(data.size()) / (static_cast<double>(K) * static_cast<double>(counts[k]));
-    }
+    const std::vector<double> counts = class_totals(data);
+    for (std::size_t k = 0; k < K; ++k) cost[k] = static_cast<double>(data.size()) / (static_cast<double>(K) * counts[k]);
   } else if (const ClassCosts* costs = std::get_if<ClassCosts>(&class_weight)) {
     for (const auto& [label, value] : *costs) cost[class_of_label(data, label)] = value;
   }
