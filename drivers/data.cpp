@@ -123,7 +123,8 @@ std::vector<double> read_weights_file(const std::string& path) {
     const std::string where = path + ":" + std::to_string(line) + ": ";
     if (field.empty()) throw InputError(where + "empty line; expected a weight (one number >= 0 per training row)");
     double w = 0.0;
-    const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), w);
+    const char* first = field.data() + (field.size() > 1 && field.front() == '+' ? 1 : 0);  // "+2" as printf writes it
+    const auto [ptr, ec] = std::from_chars(first, field.data() + field.size(), w);
     if (ec != std::errc() || ptr != field.data() + field.size()) {
       throw InputError(where + "weight '" + std::string(field) + "' is not a number");
     }

@@ -238,7 +238,7 @@ TEST_CASE("sample weights: pegasos train --weights; the file's errors exit 2 nam
   const Dataset ds = fixtures::gaussian(40, 4, 12, 0.9);
   const std::string data = dir.write("d.svm", fixtures::libsvm_text(ds));
   std::string text, doubled;
-  for (std::size_t i = 0; i < ds.size(); ++i) text += i % 3 == 0 ? "2\n" : " 0.5 \n";
+  for (std::size_t i = 0; i < ds.size(); ++i) text += i % 3 == 0 ? "+2\n" : " 0.5 \r\n";
   for (std::size_t i = 0; i < ds.size(); ++i) doubled += i % 3 == 0 ? "4\n" : "1\n";  // the same, times 2
   const std::string good = dir.write("w.txt", text), same = dir.write("w2.txt", doubled);
   const std::string model = dir.file("m.json"), model2 = dir.file("m2.json");
