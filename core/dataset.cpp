@@ -304,6 +304,57 @@ void Dataset::normalize_rows() {
   });
 }
 
+void normalize_sample_weights(Dataset& data) {
+  if (data.weights.empty()) return;
+  double sum = 0.0;
+  for (float s : data.weights) sum += s;
+  const bool equal = std::all_of(data.weights.begin(), data.weights.end(), [&](float s) { return s == data.weights[0]; });
+  if (equal) {  // equal weights are no weights: the unweighted problem exactly
+    data.weights.clear();
+    return;
+  }
+  const double mean = sum / static_cast<double>(data.weights.size());
+  for (float& s : data.weights) s = static_cast<float>(s / mean);
+}
+
+void set_sample_weights(Dataset& data, std::span<const double> weights, const std::string& what) {
+  if (weights.size() != data.size()) {
+    throw InputError(what + ": " + std::to_string(weights.size()) + " weights for " + std::to_string(data.size()) +
+                     " training rows (" + data.source + "); give one weight per row");
+  }
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (!std::isfinite(weights[i]) || weights[i] < 0.0) {
+      throw InputError(what + ": the weight of row " + std::to_string(i + 1) + " (" + std::to_string(weights[i]) +
+                       ") is not a finite number ≥ 0");
+    }
+  }
+  // Drop the rows of weight 0 in place (they contribute nothing to the objective).
+  Dataset& d = data;
+  std::size_t kept = 0;
+  std::uint64_t nnz = 0;
+  std::vector<float> kept_weights;
+  kept_weights.reserve(weights.size());
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i] == 0.0) continue;
+    const std::uint64_t b = d.row_ptr[i], e = d.row_ptr[i + 1];
+    std::copy(d.indices.begin() + static_cast<std::ptrdiff_t>(b), d.indices.begin() + static_cast<std::ptrdiff_t>(e),
+              d.indices.begin() + static_cast<std::ptrdiff_t>(nnz));
+    std::copy(d.values.begin() + static_cast<std::ptrdiff_t>(b), d.values.begin() + static_cast<std::ptrdiff_t>(e),
+              d.values.begin() + static_cast<std::ptrdiff_t>(nnz));
+    nnz += e - b;
+    d.labels[kept] = d.labels[i];
+    d.row_ptr[++kept] = nnz;
+    kept_weights.push_back(static_cast<float>(weights[i]));
+  }
+  if (kept == 0) throw InputError(what + ": every weight is 0; nothing to train on");
+  d.indices.resize(nnz);
+  d.values.resize(nnz);
+  d.labels.resize(kept);
+  d.row_ptr.resize(kept + 1);
+  d.weights = std::move(kept_weights);
+  normalize_sample_weights(d);
+}
+
 std::string read_file_bytes(const std::string& path) {
   FileBytes bytes(path);
   return bytes.take();

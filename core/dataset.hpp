@@ -21,6 +21,9 @@ struct RowView {
   std::uint32_t nnz = 0;
   int label = -1;          // class id (0..K-1); -1 = unlabeled / unknown label
   std::size_t index = 0;   // row number in the dataset (for per-example state)
+  // The example's weight s_i > 0 (Dataset::weights; 1 without sample weights):
+  // it multiplies the example's loss term, so its dual box bound too.
+  double weight = 1.0;
 };
 
 // start + ‖x‖², summed in double in index order.
@@ -97,13 +100,17 @@ class Dataset {
   // CSV with a header row: the names of the feature columns (feature j is
   // feature_names[j]); empty otherwise.
   std::vector<std::string> feature_names;
+  // Per-example weights, one per row, positive, mean 1 (set_sample_weights);
+  // empty = every row weighs 1 (the unweighted problem, byte for byte).
+  std::vector<float> weights;
 
   std::size_t size() const { return labels.size(); }
   std::uint64_t nnz() const { return row_ptr.back(); }
   RowView row(std::size_t i) const {
     const std::uint64_t begin = row_ptr[i];
     return RowView{values.data() + begin, indices.data() + begin,
-                   static_cast<std::uint32_t>(row_ptr[i + 1] - begin), labels[i], i};
+                   static_cast<std::uint32_t>(row_ptr[i + 1] - begin), labels[i], i,
+                   weights.empty() ? 1.0 : static_cast<double>(weights[i])};
   }
   // Number of rows per class id.
   std::vector<std::size_t> class_counts() const;
@@ -114,6 +121,21 @@ class Dataset {
   // Scale each row to unit L2 norm (rows of norm 0 are left alone).
   void normalize_rows();
 };
+
+// Per-example sample weights s_i (one per row, finite, ≥ 0), so that training
+// minimises λ/2‖w‖² + (1/Σs) Σ_i s_i c_{y_i} ℓ_i(w). Rows of weight 0 are
+// removed (they contribute nothing); the others are stored scaled to mean 1
+// (s_i·n/Σs, n the rows kept), so the engine keeps its 1/n with n = rows.
+// Hence integer weights k are the row repeated k times, a weight-0 row is the
+// row left out, and equal weights (any value) are no weights: `weights` stays
+// empty. `what` names the weights in messages. Throws InputError when the
+// count differs from the rows, a weight is negative or not finite, or all
+// weights are 0. O(nnz).
+void set_sample_weights(Dataset& data, std::span<const double> weights, const std::string& what);
+
+// Scale `data.weights` to mean 1 (empty when all are equal), e.g. after
+// taking a subset of the rows. Requires every weight > 0.
+void normalize_sample_weights(Dataset& data);
 
 // Canonical spelling of a label: numbers are normalised ("+1", "1.0" -> "1"),
 // anything else is kept verbatim. Throws InputError for NaN/inf labels.

@@ -89,6 +89,10 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
     out.linear->features = features_text(features);
     return out;
   }
+  if (!train.weights.empty()) {  // the kernel solvers know no per-example weights (yet)
+    throw ConfigError("sample weights (weights_file, sample_weight): objective " + std::string(config.objective.name) +
+                      " does not support per-example weights; use a linear objective");
+  }
   // config_from_json resolved `auto` for kernel_hinge to sdca or pegasos.
   KernelModel km = config.engine.solver == Solver::kSdca ? train_kernel_sdca(train, config.kernel, config.engine, on_epoch)
                                                          : train_kernel(train, config.kernel, config.engine, on_epoch);

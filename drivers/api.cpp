@@ -90,7 +90,9 @@ TrainingData load_for_training(TrainConfig& config, const std::string& data_path
     fixed_features = init_features;
   }
   check_input_kind(config, is_text_input(data_path, config.read.format));  // before reading
-  return load_training_data(config, data_path, fixed_features);
+  TrainingData loaded = load_training_data(config, data_path, fixed_features);
+  apply_weights_file(config, loaded.data);
+  return loaded;
 }
 
 }  // namespace
@@ -124,6 +126,7 @@ Model train(const Settings& settings, Dataset data, const std::function<bool(con
   }
   if (!config.init_model.empty()) load_init_model(config, false);
   check_input_kind(config, false);
+  apply_weights_file(config, data);
   check_config_against_data(config, data);
   return wrap(fit_model(config, data, nullptr, on_epoch));
 }
@@ -173,6 +176,7 @@ CvResult cross_validate(const std::string& config_path, const std::vector<std::s
   if (base.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, base.threads);
   if (base.objective.needs_source_model) base.source = std::make_shared<const pegasos::Model>(load_model(base.source_model));
   TrainingData loaded{std::move(data), nlohmann::json()};
+  apply_weights_file(base, loaded.data);
   return cross_validate_loaded(grid, configs, loaded, options);
 }
 

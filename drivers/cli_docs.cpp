@@ -223,7 +223,7 @@ std::string bash_completion(const CLI::App& app) {
        "      fi\n"
        "      return ;;\n"
        "    --format|-f) COMPREPLY=($(compgen -W '" + formats + " document' -- \"$cur\")); return ;;\n"
-       "    --config|-c|--model|-m|--init-model|--output|-o|--json|-j) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+       "    --config|-c|--model|-m|--init-model|--weights|--output|-o|--json|-j) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
        "  esac\n"
        "  case $cmd in\n" + cases + "  esac\n"
        "  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")); return; fi\n"

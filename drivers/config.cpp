@@ -77,6 +77,9 @@ std::vector<ConfigKey> key_list() {
       {"init_model", "",
        "warm start: continue training from this model (same objective, classes, features, bias) instead of from "
        "zero; also train --init-model"},
+      {"weights_file", "",
+       "per-example weights: a file with one number >= 0 per training row, in the data's order (0 = row left out; "
+       "the loss is (1/sum s) sum s_i loss_i); also train --weights; linear objectives only"},
       {"lambda", 1e-4,
        "regularisation strength λ > 0 (C = 1/(λn) in LIBLINEAR terms), or \"auto\": chosen by stratified "
        "cv_folds-fold cross-validation along a warm-started path, C = 0.01..1000 (README § Choosing λ)"},
@@ -290,6 +293,18 @@ void read_init_model(json& all, const std::string& origin, TrainConfig& c) {
   }
 }
 
+// weights_file: per-example weights, read with the data (drivers/data.cpp);
+// never echoed in the model (the training block notes a weighted run).
+void read_weights_file(json& all, const std::string& origin, TrainConfig& c) {
+  if (!all["weights_file"].is_string()) fail(origin, "weights_file", "expected a file name");
+  c.weights_file = all["weights_file"].get<std::string>();
+  if (!c.weights_file.empty() && c.objective.kernel) {
+    fail(origin, "weights_file",
+         "per-example weights are for the linear objectives; " + std::string(c.objective.name) + " does not support them");
+  }
+  all.erase("weights_file");
+}
+
 // lambda, the step count and the Pegasos step settings (batch, projection,
 // output iterate, averaging, sampling) and the bias.
 void read_steps(json& all, const std::string& origin, EngineSettings& e) {
@@ -470,6 +485,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   read_objective(merged, all, origin, c);
   read_source_model(all, origin, c);
   read_init_model(all, origin, c);
+  read_weights_file(all, origin, c);
   read_selection(all, origin, c);
   if (c.lambda_auto) {  // the steps are read with a stand-in λ; training replaces it (drivers/fit.hpp)
     json steps = all;

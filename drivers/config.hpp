@@ -51,6 +51,8 @@ struct TrainConfig {
   // itself once read (api::train reads it before the data; not a setting).
   std::string init_model;
   std::shared_ptr<const Model> init;
+  // Per-example weights: one number ≥ 0 per training row ("" = all 1).
+  std::string weights_file;
   // Raw text: the featurisation settings; nothing when `features` is not
   // given (the defaults then apply, and numeric data is not an error).
   std::optional<TextOptions> features;

@@ -3,7 +3,11 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
+#include <charconv>
+#include <cmath>
 #include <optional>
+#include <string_view>
 
 #include "core/errors.hpp"
 #include "core/input_stream.hpp"
@@ -102,6 +106,54 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
   if (config.read.normalize_rows) out.data.normalize_rows();
   out.features = featurizer.to_json();
   return out;
+}
+
+std::vector<double> read_weights_file(const std::string& path) {
+  const std::string bytes = read_file_bytes(path);
+  std::vector<double> weights;
+  std::size_t line = 0;
+  for (std::size_t begin = 0; begin < bytes.size();) {
+    std::size_t end = bytes.find('\n', begin);
+    if (end == std::string::npos) end = bytes.size();
+    ++line;
+    std::string_view field(bytes.data() + begin, end - begin);
+    begin = end + 1;
+    while (!field.empty() && std::isspace(static_cast<unsigned char>(field.front()))) field.remove_prefix(1);
+    while (!field.empty() && std::isspace(static_cast<unsigned char>(field.back()))) field.remove_suffix(1);
+    const std::string where = path + ":" + std::to_string(line) + ": ";
+    if (field.empty()) throw InputError(where + "empty line; expected a weight (one number >= 0 per training row)");
+    double w = 0.0;
+    const char* first = field.data() + (field.size() > 1 && field.front() == '+' ? 1 : 0);  // "+2" as printf writes it
+    const auto [ptr, ec] = std::from_chars(first, field.data() + field.size(), w);
+    if (ec != std::errc() || ptr != field.data() + field.size()) {
+      throw InputError(where + "weight '" + std::string(field) + "' is not a number");
+    }
+    if (!std::isfinite(w) || w < 0.0) {
+      throw InputError(where + "weight '" + std::string(field) + "' must be a finite number >= 0");
+    }
+    weights.push_back(w);
+  }
+  return weights;
+}
+
+void apply_weights_file(const TrainConfig& config, Dataset& data) {
+  if (config.weights_file.empty()) return;
+  if (!data.weights.empty()) {
+    throw ConfigError("weights_file: the data already carries sample weights; give them one way");
+  }
+  const std::vector<double> weights = read_weights_file(config.weights_file);
+  if (weights.size() != data.size()) {
+    throw InputError(config.weights_file + ": " + std::to_string(weights.size()) + " weights (lines) but " +
+                     input_name(data.source) + " has " + std::to_string(data.size()) +
+                     " training rows; give one weight per row");
+  }
+  set_sample_weights(data, weights, config.weights_file);
+  const std::vector<std::size_t> counts = data.class_counts();
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] == 0) {
+      throw InputError(config.weights_file + ": every row of class '" + data.classes[k] + "' has weight 0");
+    }
+  }
 }
 
 Dataset load_data_for_model(const Model& model, const std::string& path, bool require_labels) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,16 @@ struct TrainingData {
 // Throws InputError / ConfigError.
 TrainingData load_training_data(const TrainConfig& config, const std::string& path,
                                 const nlohmann::json& fixed_features = nullptr);
+
+// A weights file: one number per line (finite, >= 0; surrounding blanks
+// allowed; gzip read transparently). Throws InputError naming path:line.
+std::vector<double> read_weights_file(const std::string& path);
+
+// config.weights_file (if set) applied to the training rows as read:
+// set_sample_weights (rows of weight 0 removed, the rest scaled to mean 1).
+// Throws InputError naming the file when the count differs from the rows or
+// a class is left without rows; ConfigError when `data` already has weights.
+void apply_weights_file(const TrainConfig& config, Dataset& data);
 
 // How a model file's "data" block (its reader settings) reads what the model
 // is applied to: numeric rows (format csv / libsvm, else auto; label_column;

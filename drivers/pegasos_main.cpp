@@ -386,6 +386,24 @@ void add_operating_options(CLI::App& train, OperatingFlags& o) {
                    "binary: store the highest threshold whose out-of-fold recall is at least R");
 }
 
+// Files `train` reads beside the data: a model to continue from, weights per row.
+struct TrainInputs {
+  std::string init_model, weights_file;
+  void add_to(std::vector<std::string>& sets) const {  // after --set: they win over it
+    if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());
+    if (!weights_file.empty()) sets.push_back("weights_file=" + nlohmann::json(weights_file).dump());
+  }
+};
+
+void add_input_options(CLI::App& train, TrainInputs& in) {
+  train.add_option("--init-model", in.init_model,
+                   "warm start: continue from this model (same objective, classes, features, bias); "
+                   "the init_model setting");
+  train.add_option("--weights", in.weights_file,
+                   "per-example weights: one number >= 0 per training row, in the data's order (like LIBLINEAR -W); "
+                   "the weights_file setting");
+}
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"pegasos: linear SVMs trained with the Pegasos stochastic sub-gradient solver"};
   app.require_subcommand(1);
@@ -406,10 +424,8 @@ int main_impl(int argc, char** argv) {
   bool strict = false;
   train->add_flag("--strict", strict,
                   "exit 3 without writing the model unless training converged (a duality gap within tolerance)");
-  std::string init_model;
-  train->add_option("--init-model", init_model,
-                    "warm start: continue from this model (same objective, classes, features, bias); "
-                    "the init_model setting");
+  TrainInputs inputs;
+  add_input_options(*train, inputs);
   train->add_option("data", data_path,
                     "training data: LIBSVM/SVMlight, CSV, raw text (JSONL, TSV, a folder per class), optionally .gz; "
                     "- for standard input")->required();
@@ -451,7 +467,7 @@ int main_impl(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return report_parse_error(app, e, argc, argv);
   }
-  if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());  // wins over --set
+  inputs.add_to(sets);
   operating.add_to(sets);
   if (train->parsed() && cv.folds == 0 && !model_path.empty() && cv.grid.empty() && !cv.refit && !cv.cold) {
     return run_train(config_path, sets, data_path, model_path, quiet, strict);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -28,26 +29,62 @@ std::string class_list(const std::vector<std::string>& classes) {
 
 namespace {
 
+// n_k per class id, or with sample weights (mean 1) the weight of class k,
+// Σ_{y_i = k} s_i: "balanced" then weighs a weighted row as its repetitions.
+std::vector<double> class_totals(const Dataset& data) {
+  std::vector<double> total(data.classes.size(), 0.0);
+  if (data.weights.empty()) {
+    const auto counts = data.class_counts();
+    for (std::size_t k = 0; k < total.size(); ++k) total[k] = static_cast<double>(counts[k]);
+    return total;
+  }
+  for (std::size_t i = 0; i < data.size(); ++i) total[static_cast<std::size_t>(data.labels[i])] += data.weights[i];
+  return total;
+}
+
 // Cost per class id from the class_weight setting (all 1 when not given).
 std::vector<double> class_costs(const ClassWeightSetting& class_weight, const Dataset& data) {
   const std::size_t K = data.classes.size();
   std::vector<double> cost(K, 1.0);
   if (std::holds_alternative<BalancedClassWeights>(class_weight)) {  // n / (K · n_k)
-    const auto counts = data.class_counts();
-    for (std::size_t k = 0; k < K; ++k) {
-      cost[k] = static_cast<double>(data.size()) / (static_cast<double>(K) * static_cast<double>(counts[k]));
-    }
+    const std::vector<double> counts = class_totals(data);
+    for (std::size_t k = 0; k < K; ++k) cost[k] = static_cast<double>(data.size()) / (static_cast<double>(K) * counts[k]);
   } else if (const ClassCosts* costs = std::get_if<ClassCosts>(&class_weight)) {
     for (const auto& [label, value] : *costs) cost[class_of_label(data, label)] = value;
   }
   return cost;
 }
 
+// (1/n) Σ_i s_i (1 without sample weights): the projection radius of hinge.
+double mean_weight(const Dataset& data) {
+  double sum = 0.0;
+  for (float s : data.weights) sum += s;
+  return data.weights.empty() ? 1.0 : sum / static_cast<double>(data.size());
+}
+
+// (1/n) Σ_i s_i c_{y_i}: the projection radius of the weighted objectives.
 double mean_cost(const std::vector<double>& cost, const Dataset& data) {
+  if (!data.weights.empty()) {  // sample weights (mean 1)
+    double sum = 0.0;
+    for (std::size_t i = 0; i < data.size(); ++i) sum += data.weights[i] * cost[static_cast<std::size_t>(data.labels[i])];
+    return sum / static_cast<double>(data.size());
+  }
   const auto counts = data.class_counts();
   double sum = 0.0;
   for (std::size_t k = 0; k < cost.size(); ++k) sum += cost[k] * static_cast<double>(counts[k]);
   return sum / static_cast<double>(data.size());
+}
+
+// A weighted run says so in its training block: "sample_weights": the range
+// of the weights as trained (scaled to mean 1), e.g. "scaled to mean 1: min 0.25, max 3".
+void note_sample_weights(TrainingSummary& t, const Dataset& train) {
+  const auto [lo, hi] = std::minmax_element(train.weights.begin(), train.weights.end());
+  char text[96];
+  std::snprintf(text, sizeof text, "scaled to mean 1: min %.6g, max %.6g", static_cast<double>(*lo),
+                static_cast<double>(*hi));
+  nlohmann::json extra = t.extra.empty() ? nlohmann::json::object() : json_object_of(t.extra);
+  extra["sample_weights"] = text;
+  t.extra = json_object_text(extra);
 }
 
 // Takes the result by value: callers move it in, so the weights (80 MB at
@@ -86,6 +123,7 @@ Model package(const TrainConfig& config, const Dataset& train, TrainResult r, do
   t.certificate = std::isfinite(r.dual_objective) ? "duality gap" : "none";
   t.regularizer = regulariser;
   t.class_cost = class_costs(config.class_weight, train);
+  if (!train.weights.empty()) note_sample_weights(t, train);
   if (config.keep_duals && !r.alpha_fraction.empty()) {
     std::string note;
     m.duals = collect_duals(train, r.alpha_fraction, static_cast<std::size_t>(r.outputs), note);
@@ -140,7 +178,7 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
   double source_loss = 0.0;
   for (std::size_t i = 0; i < train.size(); ++i) {
     const double y = train.labels[i] == 1 ? 1.0 : -1.0;
-    source_loss += std::max(0.0, 1.0 - y * offset[i]);
+    source_loss += train.row(i).weight * std::max(0.0, 1.0 - y * offset[i]);
   }
   source_loss /= static_cast<double>(train.size());
   // A warm start trains u from u_old = w_old − w_R (the target's bias is its own).
@@ -268,7 +306,8 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
   const WarmStart* warm = whole ? &*whole : nullptr;
 
   switch (config.objective.id) {
-    case ObjectiveId::kHinge: return binary_result(train_with_solver(train, Hinge(1), s, on_epoch, warm));
+    case ObjectiveId::kHinge:
+      return binary_result(train_with_solver(train, Hinge(1, mean_weight(train)), s, on_epoch, warm));
     case ObjectiveId::kWeightedHinge:
       return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch, warm));
     case ObjectiveId::kTransfer: return train_transfer(config, train, on_epoch, old);

@@ -12,6 +12,8 @@
 // the dual variables α_{i,r} ≥ 0 satisfy Σ_r α_{i,r} ≤ c_{y_i}, and strong
 // duality gives λ‖W*‖² = (1/n)Σ_{i,r} α_{i,r} − (1/n)Σ c_{y_i} ξ_i ≤ c̄ — the same
 // argument as for the binary hinge (Shalev-Shwartz et al. 2011, Sec. 2).
+// Sample weights s_i (RowView::weight) multiply the class cost: c_i = s_i c_{y_i},
+// c̄ = (1/n) Σ_i s_i c_{y_i}.
 #pragma once
 
 #include <cmath>
@@ -23,7 +25,7 @@ namespace pegasos {
 
 class MulticlassHinge {
  public:
-  // cost empty = all classes weigh 1.
+  // cost empty = all classes weigh 1; mean_cost = (1/n) Σ_i s_i cost[y_i].
   MulticlassHinge(int classes, std::vector<double> cost = {}, double mean_cost = 1.0)
       : k_(classes), cost_(std::move(cost)), mean_cost_(mean_cost) {}
 
@@ -53,7 +55,9 @@ class MulticlassHinge {
     }
     return best;
   }
-  double cost(const RowView& x) const { return cost_.empty() ? 1.0 : cost_[static_cast<std::size_t>(x.label)]; }
+  double cost(const RowView& x) const {
+    return (cost_.empty() ? 1.0 : cost_[static_cast<std::size_t>(x.label)]) * x.weight;
+  }
   int k_;
   std::vector<double> cost_;
   double mean_cost_;

@@ -15,6 +15,8 @@
 // the hinge loss of the source model on the target data. So ‖u*‖ ≤ √(L_R/λ)
 // (with w_R = 0, L_R = 1 and this is Pegasos' 1/√λ; Shalev-Shwartz et al.
 // 2011, Sec. 2). A good source model gives a small ball, a useless one 1/√λ.
+// Sample weights s_i (RowView::weight) multiply the loss, the sub-gradient and
+// the bound α_i ≤ s_i, and so L_R = (1/n) Σ s_i max(0, 1 − y_i o_i).
 #pragma once
 
 #include <cmath>
@@ -34,11 +36,11 @@ class TransferHinge {
   void add_offset(const RowView& x, double* scores) const { scores[0] += offset_[x.index]; }
   double loss(const RowView& x, const double* scores) const {
     const double margin = sign(x) * scores[0];
-    return margin < 1.0 ? 1.0 - margin : 0.0;
+    return margin < 1.0 ? x.weight * (1.0 - margin) : 0.0;
   }
   bool subgradient(const RowView& x, const double* scores, double* coeff) const {
     const double y = sign(x);
-    coeff[0] = y * scores[0] < 1.0 ? -y : 0.0;
+    coeff[0] = y * scores[0] < 1.0 ? -y * x.weight : 0.0;
     return coeff[0] != 0.0;
   }
   double projection_radius(double lambda) const {
@@ -46,7 +48,7 @@ class TransferHinge {
     // the target data with margin, and u* = 0).
     return std::sqrt(std::max(source_loss_, 1e-12)) / std::sqrt(lambda);
   }
-  double signed_cost(const RowView& x) const { return sign(x); }
+  double signed_cost(const RowView& x) const { return sign(x) * x.weight; }
 
  private:
   double sign(const RowView& x) const { return x.label == positive_ ? 1.0 : -1.0; }

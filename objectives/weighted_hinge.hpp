@@ -16,6 +16,8 @@
 //   λ‖w*‖² = (1/n)Σ α_i − (1/n)Σ c_{y_i} ξ_i ≤ c̄
 // (the unweighted case c ≡ 1 is Pegasos' 1/√λ; Shalev-Shwartz et al. 2011,
 // Sec. 2 and Theorem 1; the weighted dual as in LIBLINEAR, Fan et al. 2008).
+// Sample weights s_i (RowView::weight) multiply the class cost: c_i = s_i c_{y_i}
+// everywhere above, c̄ = (1/n) Σ_i s_i c_{y_i}.
 #pragma once
 
 #include <cmath>
@@ -28,7 +30,7 @@ namespace pegasos {
 class WeightedHinge {
  public:
   // cost[k] is the weight of class id k; examples of `positive_class` are +1.
-  // mean_cost = (1/n) Σ_i cost[y_i] over the training set.
+  // mean_cost = (1/n) Σ_i s_i cost[y_i] over the training set.
   WeightedHinge(int positive_class, std::vector<double> cost, double mean_cost)
       : positive_(positive_class), cost_(std::move(cost)), mean_cost_(mean_cost) {}
 
@@ -47,7 +49,7 @@ class WeightedHinge {
   double signed_cost(const RowView& x) const { return (x.label == positive_ ? 1.0 : -1.0) * cost(x); }
 
  private:
-  double cost(const RowView& x) const { return cost_[static_cast<std::size_t>(x.label)]; }
+  double cost(const RowView& x) const { return cost_[static_cast<std::size_t>(x.label)] * x.weight; }
   int positive_;
   std::vector<double> cost_;
   double mean_cost_;

@@ -137,6 +137,14 @@ void set_labels(Dataset& d, const py::array_t<std::int64_t>& labels, std::vector
   d.classes = std::move(classes);
 }
 
+// sample_weight: one finite weight >= 0 per row (set_sample_weights: rows of
+// weight 0 are removed, the others scaled to mean 1).
+void set_weights(Dataset& d, const py::array_t<double, py::array::c_style | py::array::forcecast>& weights) {
+  if (weights.ndim() != 1) throw InputError("sample_weight: expected a 1-d array");
+  pegasos::set_sample_weights(d, std::span<const double>(weights.data(), static_cast<std::size_t>(weights.shape(0))),
+                              "sample_weight");
+}
+
 // The model's weights as (outputs × dimension) and its bias (outputs).
 py::array_t<double> weights_of(const api::Model& m) {
   if (!m.any().linear) throw InputError("a kernel model has no weight vector (coef_)");
@@ -273,7 +281,9 @@ PYBIND11_MODULE(_pegasos, m) {
       .def_property_readonly("rows", &Dataset::size)
       .def_property_readonly("nnz", &Dataset::nnz)
       .def_property_readonly("dimension", [](const Dataset& d) { return d.dimension; })
-      .def("set_labels", &set_labels, py::arg("labels"), py::arg("classes"));
+      .def("set_labels", &set_labels, py::arg("labels"), py::arg("classes"))
+      .def("set_weights", &set_weights, py::arg("weights"),
+           "Per-example weights (after set_labels): rows of weight 0 are removed, the rest scaled to mean 1.");
   m.def("dataset_from_dense", &from_dense, py::arg("X"), "Rows of a 2-d float32/float64 array (any order).");
   m.def("dataset_from_csr", &from_csr, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("n_features"),
         "Rows of CSR arrays (canonical format: sorted, no duplicates).");

@@ -71,14 +71,17 @@ TEST_CASE("config: defaults", "[config]") {
   // init_model, echoed only when given, keep_duals, only when false, and the
   // settings of what training chooses by cross-validation (cv_folds,
   // calibrate, max_fpr, target_recall), only when set (cold models' settings
-  // stay as they were).
-  const std::vector<std::string> when_set = {"init_model", "keep_duals", "cv_folds", "calibrate", "max_fpr", "target_recall"};
+  // stay as they were); weights_file is never echoed (a run input, like the
+  // data's path: the training block notes a weighted run).
+  const std::vector<std::string> when_set = {"init_model", "keep_duals", "cv_folds", "calibrate", "max_fpr", "target_recall",
+                                             "weights_file"};
   REQUIRE(c.resolved.is_object());
   CHECK(c.resolved.size() + when_set.size() == pegasos::config_keys().size());
   for (const auto& key : when_set) CHECK_FALSE(c.resolved.contains(key));
   CHECK(pegasos::config_from_json({{"calibrate", true}, {"cv_folds", 3}}, "test").resolved["cv_folds"] == 3);
   CHECK_FALSE(c.resolved.contains("init_model"));
   CHECK_FALSE(c.resolved.contains("keep_duals"));
+  CHECK_FALSE(pegasos::config_from_json({{"weights_file", "w.txt"}}, "test").resolved.contains("weights_file"));
   CHECK(c.keep_duals);
   CHECK(pegasos::config_from_json({{"keep_duals", false}}, "test").resolved["keep_duals"] == false);
   for (const auto& k : pegasos::config_keys()) {

@@ -269,6 +269,9 @@ void parse_grid(const json& j, const std::string& origin, Experiment& e) {
     if (!g.config.init_model.empty()) {
       fail(origin, "init_model", "warm starts are for pegasos train (--init-model); experiment runs train from zero");
     }
+    if (!g.config.weights_file.empty()) {
+      fail(origin, "weights_file", "per-example weights are for pegasos train (--weights); experiment runs weigh rows equally");
+    }
     e.points.push_back(std::move(g));
   }
 }

@@ -74,7 +74,9 @@ Dataset subset(const Dataset& data, const std::vector<std::size_t>& rows) {
     out.values.insert(out.values.end(), data.values.begin() + b, data.values.begin() + e);
     out.row_ptr.push_back(out.indices.size());
     out.labels.push_back(data.labels[i]);
+    if (!data.weights.empty()) out.weights.push_back(data.weights[i]);
   }
+  normalize_sample_weights(out);  // the subset's weights, again of mean 1
   return out;
 }
 

@@ -99,9 +99,10 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         (stratified 5-fold, folds by random_state) for predict_proba / predict_log_proba.
         A model file written by `pegasos train --calibrate` loads with its calibration.
 
-    sample_weight: rows of weight 0 are left out; the others must share one weight c,
-    which scales every loss term (the same as lam / c); other weights raise ValueError
-    (the engine has per-class, not per-example, costs: use class_weight).
+    sample_weight: per-example weights s_i >= 0 (the engine's, as `pegasos train --weights`):
+    training minimises lam/2 |w|^2 + (1/sum s) sum_i s_i c_{y_i} loss_i, so a weight k is the
+    row repeated k times, a weight 0 the row left out, and weights are relative (multiplying
+    them all by one number changes nothing; lam sets the regularisation).
     """
 
     def __init__(self, objective="auto", lam=1e-4, solver="auto", class_weight=None, batch_size=None, epochs=None,
@@ -127,13 +128,11 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     # them with a SkipTestWarning; parametrize_with_checks marks them xfail). The key is the
     # check function's name, so both kinds of check_sample_weights_invariance are covered.
     _XFAIL_CHECKS = {
-        "check_sample_weights_not_overwritten":
-            "non-uniform sample_weight raises ValueError: the engine has per-class costs "
-            "(class_weight), not per-example weights",
         "check_sample_weights_invariance":
-            "kind=zeros: zero weights drop their rows, but the check also shuffles the rows, so "
-            "the solver visits them in another order and stops at another point within its "
-            "tolerance (differences ~3e-7 > the check's rtol 1e-7); kind=ones passes",
+            "kind=zeros: zero-weighted rows are removed exactly (the same problem), but the check "
+            "also shuffles the rows, so the solver visits them in another order and stops at another "
+            "point within its tolerance (SDCA: differences ~3e-7 > the check's rtol 1e-7; the Pegasos "
+            "solver: ~2e-3); kind=ones passes",
     }
 
     def _more_tags(self):
@@ -149,14 +148,12 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         # class_weight / transfer with a source for two classes, ova for more).
         return self.objective
 
-    def _overrides(self, n_classes, lam_scale=1.0):
+    def _overrides(self, n_classes):
         """The engine settings as the CLI's KEY=VALUE overrides."""
         out = ["objective=" + self._objective_name(n_classes)]
         lam = self.lam
         if isinstance(lam, str) and lam != "auto":
             raise ValueError("lam: lambda must be a number > 0 or 'auto', got %r" % lam)
-        if lam_scale != 1.0 and lam != "auto":
-            lam = float(lam) / lam_scale
         out.append("lambda=" + _setting_text(lam))
         out.append("solver=" + _setting_text(self.solver))
         if self.class_weight is not None:
@@ -217,11 +214,9 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         classes, y_idx = np.unique(y, return_inverse=True)
         self._drawn_seed = None
         self._drawn_seed = self._seed()  # one draw from a RandomState serves the fit and its folds
-        lam_scale = 1.0
-        Xw, yw = X, y_idx
         if sample_weight is not None:
-            Xw, yw, lam_scale = self._apply_sample_weight(X, y_idx, classes, sample_weight)
-        self._train(Xw, yw, classes, self._overrides(len(classes), lam_scale), self.warm_start)
+            sample_weight = self._check_weights(X, y_idx, classes, sample_weight)
+        self._train(X, y_idx, classes, self._overrides(len(classes)), self.warm_start, sample_weight)
         training = self.training_
         if training.get("converged") is False:
             warnings.warn("pegasos: not converged (stopped by %s, relative duality gap %s > tolerance %s)"
@@ -335,26 +330,28 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         y_idx = np.minimum(np.searchsorted(known, y), len(known) - 1)
         if not np.array_equal(known[y_idx], y):
             raise ValueError("y: labels %r are not in classes %r" % (sorted(set(y) - set(known)), list(known)))
-        lam_scale = 1.0
         if sample_weight is not None:
-            X, y_idx, lam_scale = self._apply_sample_weight(X, y_idx, known, sample_weight, need_every_class=False)
-        overrides = self._overrides(len(known), lam_scale) + ["solver=pegasos"]
+            sample_weight = self._check_weights(X, y_idx, known, sample_weight, need_every_class=False)
+        overrides = self._overrides(len(known)) + ["solver=pegasos"]
         if self.epochs is None:
             overrides.append("epochs=1")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            self._train(X, y_idx, known, overrides, warm=not first)
+            self._train(X, y_idx, known, overrides, not first, sample_weight)
         if hasattr(self, "_platt"):
             del self._platt  # the calibration belonged to the model fit produced
         return self
 
-    def _train(self, X, y_idx, classes, overrides, warm):
-        """Engine training on rows X with labels classes[y_idx]; `warm`: from the fitted model."""
+    def _train(self, X, y_idx, classes, overrides, warm, sample_weight=None):
+        """Engine training on rows X with labels classes[y_idx]; `warm`: from the fitted model;
+        sample_weight: checked per-example weights (None: all 1)."""
         names = _engine_names(classes)
         order = _pegasos.sort_classes(names)
         engine_id = np.array([order.index(name) for name in names], dtype=np.int64)
         data = self._dataset(X)
         data.set_labels(engine_id[y_idx], order)
+        if sample_weight is not None:
+            data.set_weights(sample_weight)  # the engine drops the rows of weight 0, scales the rest to mean 1
         with tempfile.TemporaryDirectory(prefix="pegasos-") as tmp:
             overrides = overrides + self._model_file_overrides(tmp, warm)
             model = _pegasos.train(_pegasos.Settings(overrides), data)
@@ -382,24 +379,21 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     @staticmethod
-    def _apply_sample_weight(X, y_idx, classes, sample_weight, need_every_class=True):
-        sample_weight = _check_sample_weight(sample_weight, X)
+    def _check_weights(X, y_idx, classes, sample_weight, need_every_class=True):
+        """sample_weight as float64, one finite weight >= 0 per row, some > 0 (and, for fit, some
+        in every class). A new array: the caller's weights are never written."""
+        sample_weight = np.array(_check_sample_weight(sample_weight, X), dtype=np.float64, copy=True)
+        if not np.all(np.isfinite(sample_weight)):
+            raise ValueError("sample_weight: weights must be finite")
         if np.any(sample_weight < 0):
             raise ValueError("sample_weight: negative weights are not supported")
-        keep = sample_weight > 0
-        kept = sample_weight[keep]
-        if kept.size == 0:
+        if not np.any(sample_weight > 0):
             raise ValueError("sample_weight: every weight is 0")
-        if np.any(kept != kept[0]):
-            raise ValueError("sample_weight: the engine has per-class costs, not per-example weights; "
-                             "non-zero weights must all be equal (use class_weight for per-class costs)")
-        if not np.all(keep):
-            X, y_idx = X[keep], y_idx[keep]
         if need_every_class:
-            missing = np.setdiff1d(np.arange(len(classes)), y_idx)
+            missing = np.setdiff1d(np.arange(len(classes)), y_idx[sample_weight > 0])
             if missing.size:
                 raise ValueError("sample_weight: class %r has no example of non-zero weight" % (classes[missing[0]],))
-        return X, y_idx, float(kept[0])
+        return sample_weight
 
     def _set_model(self, model, classes, names):
         """Fitted attributes; engine output k belongs to classes_[self._py_of_engine[k]]."""

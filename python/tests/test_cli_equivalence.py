@@ -102,3 +102,18 @@ def test_transfer_from_a_source_model_file_as_cli(binary, tmp_path):
         args += ["--set", override]
     subprocess.run(args + [str(tmp_path / "target.svm"), str(tmp_path / "cli.json")], check=True, capture_output=True)
     assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+
+
+@pytest.mark.parametrize("kind,params", CASES)
+def test_sample_weights_same_model_file_as_cli_weights(binary, tmp_path, kind, params):
+    X, y = data_of(kind)
+    w = (np.arange(len(y)) % 5) * 0.5  # 0, 0.5, ..., 2: zero rows too
+    write_libsvm(tmp_path / "d.svm", X, y)
+    (tmp_path / "w.txt").write_text("".join("%r\n" % v for v in w))
+    clf = pegasos.PegasosClassifier(**params).fit(X, y, sample_weight=w)
+    clf.save(tmp_path / "py.json")
+    args = [binary, "train", "--weights", str(tmp_path / "w.txt")]
+    for override in clf._overrides(len(np.unique(y))):
+        args += ["--set", override]
+    subprocess.run(args + [str(tmp_path / "d.svm"), str(tmp_path / "cli.json")], check=True, capture_output=True)
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()

@@ -116,14 +116,46 @@ def test_sample_weight():
     plain = pegasos.PegasosClassifier(lam=1e-3).fit(X, y)
     ones = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=np.ones(len(y)))
     assert model_text(ones) == model_text(plain)
+    # weights are relative: all equal is no weights
     doubled = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=np.full(len(y), 2.0))
-    halved_lam = pegasos.PegasosClassifier(lam=5e-4).fit(X, y)
-    assert model_text(doubled) == model_text(halved_lam)
+    assert model_text(doubled) == model_text(plain)
     keep = np.arange(len(y)) % 3 != 0
     dropped = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=keep.astype(float))
     assert model_text(dropped) == model_text(pegasos.PegasosClassifier(lam=1e-3).fit(X[keep], y[keep]))
-    with pytest.raises(ValueError, match="per-example weights"):
-        pegasos.PegasosClassifier().fit(X, y, sample_weight=np.arange(len(y), dtype=float))
+    w = np.arange(len(y), dtype=float) % 4
+    before = w.copy()
+    weighted = pegasos.PegasosClassifier(lam=1e-3).fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(w, before)  # never written
+    assert weighted.training_["converged"]
+    assert weighted.training_["sample_weights"].startswith("scaled to mean 1")
+    for bad, message in ((-w, "negative"), (np.zeros(len(y)), "every weight is 0"),
+                         (np.where(y == 1, 0.0, 1.0), "no example of non-zero weight")):
+        with pytest.raises(ValueError, match=message):
+            pegasos.PegasosClassifier().fit(X, y, sample_weight=bad)
+
+
+def weighted_objective(clf, X, y, w, lam):
+    """lam/2 (|w|^2 + b^2) + (1/sum w) sum_i w_i hinge_i, written out (binary, bias feature)."""
+    score = clf.decision_function(X)
+    sign = np.where(y == clf.classes_[1], 1.0, -1.0)
+    loss = np.maximum(0.0, 1.0 - sign * score)
+    return lam / 2 * (np.sum(clf.coef_ ** 2) + np.sum(clf.intercept_ ** 2)) + np.sum(w * loss) / np.sum(w)
+
+
+@pytest.mark.parametrize("params", [dict(), dict(solver="pegasos", tol=1e-3),
+                                    dict(objective="weighted_hinge", class_weight="balanced")])
+def test_integer_weights_are_repeated_rows(params):
+    X, y = make_binary_data(n=200)
+    w = (np.arange(len(y)) * 7 + np.arange(len(y)) // 5) % 4
+    tol = params.get("tol", 1e-6)
+    base = dict(lam=1e-2, tol=tol, max_epochs=3000, **{k: v for k, v in params.items() if k != "tol"})
+    a = pegasos.PegasosClassifier(**base).fit(X, y, sample_weight=w.astype(float))
+    b = pegasos.PegasosClassifier(**base).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert a.training_["converged"] and b.training_["converged"]
+    pa, pb = a.training_["objective"], b.training_["objective"]
+    assert abs(pa - pb) <= 2 * tol * pb
+    if not params:  # the plain hinge objective, written out with the weights, is the certified one
+        assert weighted_objective(a, X, y, w, 1e-2) == pytest.approx(pa, rel=1e-6)
 
 
 @pytest.mark.parametrize("params,message", [
