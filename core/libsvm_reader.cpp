@@ -61,15 +61,19 @@ bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const R
     p = skip_plus(p + 1, end);
     float v = 0;
     const char* after = nullptr;
-    if (!parse_simple_decimal(p, end, v, &after)) {
+    // Whether to store the value is decided from its digits, so that the
+    // branch does not wait for the division in parse_simple_decimal.
+    bool zero = false;
+    if (!parse_simple_decimal(p, end, v, &after, &zero)) {
       const auto r = fast_float::from_chars(p, end, v);
       if (r.ec != std::errc() || r.ptr == p || !std::isfinite(v)) return fail();
       after = r.ptr;
+      zero = v == 0.0f;
     }
     if (after != end && !is_space(*after)) return fail();
     p = after;
     previous = index;
-    if (v != 0.0f) {
+    if (!zero) {
       c.indices.push_back(static_cast<std::uint32_t>(index - 1));
       c.values.push_back(v);
     }

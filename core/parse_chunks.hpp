@@ -5,6 +5,7 @@
 #pragma once
 
 #include <fast_float/fast_float.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +52,37 @@ struct Chunk {
   std::size_t error_line = 0, error_column = 0;
   std::string error;
 
+  // Label tokens exactly as written, with their ids: the few spellings a
+  // file uses ("+1", "-1") are found by a byte comparison, without
+  // canonical_label's number parse, string and hash lookup on every line.
+  struct RawLabel {
+    std::string text;
+    int id;
+  };
+  static constexpr std::size_t kRawLabels = 8;
+  std::vector<RawLabel> raw_labels;
+
+  // Room for the rows of `bytes` of text, so that the arrays never move while
+  // they fill: every stored value takes at least 4 bytes ("1:1 "), which
+  // bounds the non-zeros; rows may still outgrow their guess. Pages that are
+  // reserved but never written cost nothing.
+  void reserve_for(std::size_t bytes) {
+    indices.reserve(bytes / 4 + 1);
+    values.reserve(bytes / 4 + 1);
+    row_ptr.reserve(bytes / 32 + 16);
+    labels.reserve(bytes / 32 + 16);
+  }
+
   int label_id(std::string_view token) {
+    for (const RawLabel& r : raw_labels) {
+      if (r.text == token) return r.id;
+    }
+    const int id = canonical_label_id(token);
+    if (raw_labels.size() < kRawLabels) raw_labels.push_back({std::string(token), id});
+    return id;
+  }
+
+  int canonical_label_id(std::string_view token) {
     std::string name = canonical_label(token);
     auto it = label_ids.find(name);
     if (it != label_ids.end()) return it->second;
@@ -89,8 +120,10 @@ struct ParseFailure {
 // 2^24 and with at most 10 decimals, converted exactly as fast_float does
 // (Clinger's fast path: m and 10^k are exact floats, so the one IEEE
 // division m / 10^k is correctly rounded). Sets *next past the digits;
-// false (nothing consumed) for any other form.
-inline bool parse_simple_decimal(const char* p, const char* end, float& out, const char** next) {
+// false (nothing consumed) for any other form. *zero (if given) is set to
+// whether the value is ±0, known from the digits before the division ends.
+inline bool parse_simple_decimal(const char* p, const char* end, float& out, const char** next,
+                                 bool* zero = nullptr) {
   static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
   const bool negative = p < end && *p == '-';
   if (negative) ++p;
@@ -111,6 +144,7 @@ inline bool parse_simple_decimal(const char* p, const char* end, float& out, con
   const float v = static_cast<float>(m) / kPow10[decimals];
   out = negative ? -v : v;
   *next = p;
+  if (zero != nullptr) *zero = m == 0;  // m ≥ 1 gives v ≥ 1e-10, never 0
   return true;
 }
 
@@ -140,6 +174,27 @@ inline float parse_value(const char* token, const char* end, std::size_t column)
   return v;
 }
 
+// v.resize(n) for a new, large v, its pages faulted in by all threads first
+// (MADV_POPULATE_WRITE, one call per piece): the page faults of fresh memory
+// cost more than the zero fill itself, and resize() would take them all on
+// one thread. Advisory: where the call fails, resize() faults as usual.
+template <class T>
+void resize_populated(std::vector<T>& v, std::size_t n) {
+  constexpr std::size_t kPiece = std::size_t{8} << 20;
+  v.reserve(n);
+  const std::size_t bytes = n * sizeof(T);
+  if (v.empty() && bytes >= 2 * kPiece) {
+    char* base = reinterpret_cast<char*>(v.data());
+    tbb::parallel_for(std::size_t{0}, (bytes + kPiece - 1) / kPiece, [&](std::size_t k) {
+      const std::size_t page = 4096;
+      const auto from = (reinterpret_cast<std::uintptr_t>(base + k * kPiece) + page - 1) / page * page;
+      const auto to = reinterpret_cast<std::uintptr_t>(base + std::min(bytes, (k + 1) * kPiece)) / page * page;
+      if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+    });
+  }
+  v.resize(n);
+}
+
 // Parse [text) in parallel chunks with `parse_line(line, end, chunk)`, then
 // merge. `first_line` is the 1-based number of text's first line in the file.
 template <class LineParser>
@@ -152,6 +207,7 @@ Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t
     Chunk& c = chunks[ci];
     const char* p = text.data() + bounds[ci];
     const char* stop = text.data() + bounds[ci + 1];
+    c.reserve_for(static_cast<std::size_t>(stop - p));
     while (p < stop) {
       const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(stop - p));
       const char* line_end = nl ? static_cast<const char*>(nl) : stop;
@@ -195,10 +251,10 @@ Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t
     max_index = std::max(max_index, chunks[ci].max_index);
   }
   ds.dimension = static_cast<std::uint32_t>(max_index);
-  ds.labels.resize(row_offset[n_chunks]);
-  ds.row_ptr.resize(row_offset[n_chunks] + 1);
-  ds.indices.resize(nnz_offset[n_chunks]);
-  ds.values.resize(nnz_offset[n_chunks]);
+  resize_populated(ds.labels, row_offset[n_chunks]);
+  resize_populated(ds.row_ptr, row_offset[n_chunks] + 1);
+  resize_populated(ds.indices, nnz_offset[n_chunks]);
+  resize_populated(ds.values, nnz_offset[n_chunks]);
   tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
     Chunk& c = chunks[ci];
     std::vector<int> to_global(c.label_names.size());
