@@ -73,7 +73,7 @@ void parse_csv_line(const char* line, const char* end, Chunk& c, const CsvLayout
   }
   c.max_index = std::max<std::uint64_t>(c.max_index, feature);
   c.labels.push_back(label);
-  c.row_ptr.push_back(c.indices.size());
+  c.row_ends.push_back(c.indices.size());
 }
 
 }  // namespace

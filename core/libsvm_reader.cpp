@@ -80,7 +80,7 @@ bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const R
   }
   if (previous > c.max_index) c.max_index = previous;
   c.labels.push_back(label);
-  c.row_ptr.push_back(c.indices.size());
+  c.row_ends.push_back(c.indices.size());
   return true;
 }
 
@@ -170,7 +170,7 @@ void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOp
   if (previous > c.max_index) c.max_index = previous;
   (void)row_start;
   c.labels.push_back(label);
-  c.row_ptr.push_back(c.indices.size());
+  c.row_ends.push_back(c.indices.size());
 }
 
 }  // namespace
@@ -180,7 +180,7 @@ Dataset parse_libsvm(std::string_view text, const std::string& name, const ReadO
   if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a LIBSVM text file");
   return parse_chunks(text, name, options.first_line, [&](const char* b, const char* e, Chunk& c) {
     parse_libsvm_line(b, e, c, options);
-  });
+  }, /*colon_per_value=*/true);
 }
 
 }  // namespace pegasos

@@ -26,6 +26,7 @@
 #include "core/output_file.hpp"
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
+#include "core/parse_chunks.hpp"
 #include "core/model.hpp"
 #include "core/random.hpp"
 #include "io/model_json.hpp"
@@ -638,6 +639,61 @@ TEST_CASE("libsvm: a multi-chunk parse equals a line-by-line brute-force parse",
   TempDir dir;
   write_text(dir.file("big.svm"), text);
   require_same_data(pegasos::read_dataset(dir.file("big.svm"), {}), ds);
+}
+
+// About `min_bytes` of LIBSVM lines whose every value is stored: no zeros, no
+// qid, no comments, so the counted bounds are exact; values with leading
+// zeros, signs, exponents and short and long decimals.
+std::string clean_libsvm_text(std::uint64_t seed, std::size_t min_bytes) {
+  pegasos::Rng rng(seed);
+  static const char* const kValues[] = {"1", "0.5", "007", "00.25", "+3", "-2.5", "1e-3", "-7E+2", "+.5",
+                                        "0.000001", "123456789", "3.14159265358979", "-0.1"};
+  std::string text;
+  while (text.size() < min_bytes) {
+    text += rng.below(2) ? "+1" : "-1";
+    std::uint64_t index = 0;
+    for (std::uint64_t k = rng.below(30); k > 0; --k) {
+      index += 1 + rng.below(50);
+      text += (rng.below(9) == 0 ? "\t" : " ") + (rng.below(20) == 0 ? "0" : "") + std::to_string(index) + ":" + kValues[rng.below(std::size(kValues))];
+    }
+    text += rng.below(15) == 0 ? "\r\n" : "\n";
+  }
+  return text;
+}
+
+TEST_CASE("libsvm: rows parsed in place equal a brute-force parse wherever the bounds leave gaps", "[io]") {
+  // Over 8 MB: several 4 MB chunks. Zeros, qid tokens and comments holding
+  // colons make a chunk's counted room larger than its rows, so later chunks
+  // slide down; clean text leaves no gap at all.
+  const std::string dirty = make_big_text(31, std::size_t{1} << 20).text();
+  const std::string clean = clean_libsvm_text(32, std::size_t{9} << 20);
+  for (const std::string& text : {clean, dirty + clean, clean + dirty, dirty + clean + dirty + clean.substr(0, 77)}) {
+    const Dataset ds = libsvm(text);
+    const Csr ref = brute_force_libsvm(text);
+    REQUIRE(ds.size() == ref.labels.size());
+    REQUIRE(ds.row_ptr == ref.row_ptr);
+    REQUIRE(ds.indices == ref.indices);
+    REQUIRE(bits(ds.values) == bits(ref.values));
+    REQUIRE(row_labels(ds) == ref.labels);
+    REQUIRE(ds.dimension == ref.dimension);
+    ReadOptions general;
+    general.libsvm_fast_path = false;
+    require_same_data(pegasos::parse_libsvm(text, "t.svm", general), ds);
+  }
+}
+
+TEST_CASE("readers: counting colons and newlines agrees with a byte loop at every length and offset", "[io]") {
+  pegasos::Rng rng(5);
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += ":\nab1 "[rng.below(6)];
+  for (std::size_t begin = 0; begin < 40; ++begin) {
+    for (std::size_t end = begin; end <= text.size(); end += 1 + rng.below(5)) {
+      const auto [colons, newlines] =
+          pegasos::reader_detail::count_colons_newlines(text.data() + begin, text.data() + end);
+      REQUIRE(colons == static_cast<std::size_t>(std::count(text.begin() + begin, text.begin() + end, ':')));
+      REQUIRE(newlines == static_cast<std::size_t>(std::count(text.begin() + begin, text.begin() + end, '\n')));
+    }
+  }
 }
 
 TEST_CASE("libsvm: the one-pass fast path and the general parser agree on every line", "[io]") {
