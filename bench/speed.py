@@ -158,13 +158,14 @@ def train_bench(a, path, tmp):
 
 def report(res):
     L = ["speed benchmark %s, 1-min load average %.1f at start" % (res["date"], res["load_start"]), ""]
-    L += ["| file | MB | pegasos reader wall s (GB/s) | CPU s (GB/CPU-s) | LIBLINEAR reader wall s (GB/s) "
-          "| LIBLINEAR / pegasos wall | pegasos CLI load s | load avg |", "|---|---|---|---|---|---|---|---|"]
+    L += ["| file | MB | pegasos reader wall s / CPU s | GB per CPU-s (x2: 2-core bound) | LIBLINEAR reader wall s / CPU s "
+          "| GB per CPU-s | LIBLINEAR / pegasos CPU | pegasos CLI load s | load avg |",
+          "|---|---|---|---|---|---|---|---|---|"]
     for f, r in res["parse"].items():
         p, l = r["pegasos_reader"], r["liblinear_reader"]
-        L.append("| %s | %.0f | %.3f (%.2f) | %.3f (%.2f) | %.3f (%.3f) | %.1f | %s | %.0f-%.0f |" % (
-            f, r["bytes"] / 1e6, p["wall_s"], r["gbps_wall"], p["inproc_cpu_s"], r["gbps_cpu"],
-            l["wall_s"], r["liblinear_gbps_wall"], r["ratio_wall_liblinear_over_pegasos"],
+        L.append("| %s | %.0f | %.3f / %.3f | %.3f (%.2f) | %.2f / %.2f | %.3f | %.1f | %s | %.0f-%.0f |" % (
+            f, r["bytes"] / 1e6, p["wall_s"], p["inproc_cpu_s"], r["gbps_cpu"], 2 * r["gbps_cpu"],
+            l["wall_s"], l["cpu_s"], r["bytes"] / 1e9 / l["cpu_s"], l["cpu_s"] / p["inproc_cpu_s"],
             r["pegasos_cli"]["load_s"], min(p["load"][0], l["load"][0]), max(p["load"][1], l["load"][1])))
     for f, t in res.get("train", {}).items():
         L += ["", "%s: n = %d, lambda = %g, C = %.4g, P* = %.8g" % (f, t["n"], LAMBDA, t["C"], t["p_star"]),
