@@ -866,6 +866,40 @@ TEST_CASE("csv: explicit '+' signs and exponents in values, also on the first ro
   }
 }
 
+TEST_CASE("csv: values with spaces, quotes, signs, exponents and long digits read as strtof reads them", "[io]") {
+  // Label first; every value field is one of the forms below, padded or
+  // quoted at random; the expected floats come from std::strtof.
+  pegasos::Rng rng(11);
+  static const char* const kForms[] = {"0", "1", "-1", "+2", "0.5", "-0.25", "007", "1e-3", "-7E+2", "+.5", "3.",
+                                       ".5", "-0", "0.000001", "16777217", "123456789012", "3.14159265358979"};
+  std::string text;
+  std::vector<std::vector<float>> expected;
+  for (int row = 0; row < 3000; ++row) {
+    text += rng.below(2) ? "1" : "-1";
+    std::vector<float> dense;
+    for (int f = 0; f < 6; ++f) {
+      const std::string value = kForms[rng.below(std::size(kForms))];
+      dense.push_back(std::strtof(value.c_str(), nullptr));
+      const auto style = rng.below(6);
+      text += ",";
+      text += style == 0 ? " " + value : style == 1 ? value + " " : style == 2 ? "\"" + value + "\"" : value;
+    }
+    expected.push_back(dense);
+    text += rng.below(10) == 0 ? "\r\n" : "\n";
+  }
+  const Dataset ds = csv(text);
+  REQUIRE(ds.size() == expected.size());
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    std::vector<float> dense(6, 0.0f);
+    for (std::uint64_t e = ds.row_ptr[i]; e < ds.row_ptr[i + 1]; ++e) dense[ds.indices[e]] = ds.values[e];
+    INFO("row " << i);
+    for (std::size_t f = 0; f < 6; ++f) {
+      const float want = expected[i][f] == 0.0f ? 0.0f : expected[i][f];
+      REQUIRE(std::bit_cast<std::uint32_t>(dense[f]) == std::bit_cast<std::uint32_t>(want));
+    }
+  }
+}
+
 TEST_CASE("csv: tab and semicolon delimiters", "[io]") {
   const Dataset expected = libsvm("spam 1:0.5 3:-1\nham 2:2.5\n");
   require_same_data(csv("label\tf1\tf2\tf3\nspam\t0.5\t0\t-1\nham\t0\t2.5\t0\n"), expected);
