@@ -9,7 +9,9 @@ writes, in DIR (default /tmp/pegasos-speed; files that exist are kept):
 - rcv1_like.svm: about 780k rows, 47k features, about 70 non-zeros a row with
   Zipf-like feature frequencies, tf-idf-like unit-norm values written with five
   decimals, labels from a planted linear separator with 5% of them flipped
-  (about 743 MB). Deterministic given --seed.
+  (about 757 MB). Deterministic given --seed.
+- a9a_300k.csv (with --csv): a9a_x24's first 300k rows as dense CSV, for
+  `build/parse_speed a9a_300k.csv csv`.
 
 a9a is not shipped with the project: download it from the LIBSVM data page
 (binary/a9a), or take it from a public GitHub repository, e.g.
@@ -41,6 +43,16 @@ def a9a_x24(src, dst, seed, copies=24):
     order = np.random.default_rng(seed).permutation(len(lines) * copies) % len(lines)
     with open(dst + ".tmp", "wb") as f:
         f.write(b"\n".join(lines[i] for i in order) + b"\n")
+    os.replace(dst + ".tmp", dst)
+
+
+def a9a_csv(src, dst, rows=300_000):
+    """The first `rows` rows of a9a_x24.svm as dense CSV (header f0..f122,label; 75 MB)."""
+    from sklearn.datasets import load_svmlight_file
+    X, y = load_svmlight_file(src, n_features=123)
+    table = np.column_stack([X[:rows].toarray().astype(np.int8), y[:rows].astype(int)])
+    header = ",".join(["f%d" % i for i in range(123)] + ["label"])
+    np.savetxt(dst + ".tmp", table, fmt="%d", delimiter=",", header=header, comments="")
     os.replace(dst + ".tmp", dst)
 
 
@@ -121,6 +133,7 @@ def main():
     ap.add_argument("--a9a", help="path of the a9a file (see above for where to get it)")
     ap.add_argument("--out", default="/tmp/pegasos-speed")
     ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--csv", action="store_true", help="also a9a_300k.csv (CSV reader timing)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     x24 = os.path.join(a.out, "a9a_x24.svm")
@@ -131,7 +144,10 @@ def main():
     rcv = os.path.join(a.out, "rcv1_like.svm")
     if not os.path.exists(rcv):
         rcv1_like(rcv, a.seed)
-    for p in (x24, rcv):
+    csv = os.path.join(a.out, "a9a_300k.csv")
+    if a.csv and not os.path.exists(csv):
+        a9a_csv(x24, csv)
+    for p in (x24, rcv) + ((csv,) if a.csv else ()):
         print("%s: %.1f MB" % (p, os.path.getsize(p) / 1e6))
 
 
