@@ -112,8 +112,8 @@ struct Chunk {
   std::vector<RawLabel> raw_labels;
 
   // Room for the rows of `bytes` of text, so that the arrays never move while
-  // they fill: every stored value takes at least 4 bytes ("1:1 "), which
-  // bounds the non-zeros; rows may still outgrow their guess. Pages that are
+  // they fill: every stored LIBSVM value takes at least 4 bytes ("1:1 "), which
+  // bounds its non-zeros; rows (and CSV values) may still outgrow the guess. Pages that are
   // reserved but never written cost nothing.
   void reserve_for(std::size_t bytes) {
     indices.reserve(bytes / 4 + 1);
@@ -373,6 +373,15 @@ inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vec
   ds.row_ptr.resize(row_offset[n_chunks] + 1);
   ds.indices.resize(nnz_offset[n_chunks]);
   ds.values.resize(nnz_offset[n_chunks]);
+  // Text full of explicit zeros (or blank lines) leaves much of the room
+  // unused: give it back rather than keep it for the Dataset's lifetime.
+  auto trim_room = [](auto& v) {
+    if (v.capacity() > v.size() + v.size() / 4 + 4096) v.shrink_to_fit();
+  };
+  trim_room(ds.labels);
+  trim_room(ds.row_ptr);
+  trim_room(ds.indices);
+  trim_room(ds.values);
 }
 
 // Chunks parsed into their own arrays: copy them into ds.

@@ -685,6 +685,20 @@ TEST_CASE("libsvm: rows parsed in place equal a brute-force parse wherever the b
   }
 }
 
+TEST_CASE("libsvm: text of explicit zeros leaves no unused room in the Dataset", "[io]") {
+  // Nine of ten values are zeros: the counted room is ten times the rows'
+  // non-zeros; what is not used is given back.
+  std::string text;
+  while (text.size() < (std::size_t{9} << 20)) text += "1 1:0 2:0 3:0 4:0 5:-0 6:0.0 7:0 8:0 9:0 10:2.5\n-1 3:0 4:1\n";
+  const Dataset ds = libsvm(text);
+  const Csr ref = brute_force_libsvm(text);
+  REQUIRE(ds.row_ptr == ref.row_ptr);
+  REQUIRE(ds.indices == ref.indices);
+  REQUIRE(bits(ds.values) == bits(ref.values));
+  CHECK(ds.indices.capacity() <= ds.indices.size() + ds.indices.size() / 4 + 4096);
+  CHECK(ds.values.capacity() <= ds.values.size() + ds.values.size() / 4 + 4096);
+}
+
 TEST_CASE("readers: counting colons and newlines agrees with a byte loop at every length and offset", "[io]") {
   pegasos::Rng rng(5);
   std::string text;
