@@ -6,7 +6,7 @@
 
 #include <fast_float/fast_float.h>
 #include <sys/mman.h>
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
 #endif
 
@@ -232,6 +232,7 @@ void resize_populated(std::vector<T>& v, std::size_t n) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
   v.reserve(n);
   const std::size_t bytes = n * sizeof(T);
+#ifdef MADV_POPULATE_WRITE  // Linux 5.14 and later
   if (v.empty() && bytes >= 2 * kPiece) {
     char* base = reinterpret_cast<char*>(v.data());
     tbb::parallel_for(std::size_t{0}, (bytes + kPiece - 1) / kPiece, [&](std::size_t k) {
@@ -241,15 +242,16 @@ void resize_populated(std::vector<T>& v, std::size_t n) {
       if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
     });
   }
+#endif
   v.resize(n);
 }
 
 // The number of ':' and of '\n' in [p, end), 16 bytes a step where SSE2 is
-// there (every x86-64): per-byte counters (a match subtracts -1) summed every
+// there (x86-64): per-byte counters (a match subtracts -1) summed every
 // 255 steps, before they can wrap.
 inline std::pair<std::size_t, std::size_t> count_colons_newlines(const char* p, const char* end) {
   std::size_t colons = 0, newlines = 0;
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
   const __m128i colon = _mm_set1_epi8(':'), newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
   auto sum = [&](__m128i counts) {
     const __m128i s = _mm_sad_epu8(counts, zero);
