@@ -5,13 +5,19 @@
 #pragma once
 
 #include <fast_float/fast_float.h>
+#include <sys/mman.h>
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <stdexcept>
 #include <string_view>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -37,12 +43,56 @@ inline std::string quote(std::string_view token) {
   return "'" + s + (token.size() > kShown ? "...'" : "'");
 }
 
+// One array of a chunk's results: an own vector that grows, or, once
+// place()d, a window of the Dataset's array sized from counted bounds, so
+// that rows are parsed straight into their final storage (no chunk arrays to
+// allocate, fault in, copy and free). Overflowing a window is a bug in the
+// bound, reported as such.
+template <class T>
+class Column {
+ public:
+  void place(T* data, std::size_t capacity) {
+    window_ = data;
+    capacity_ = capacity;
+  }
+  [[gnu::always_inline]] void push_back(T v) {
+    if (window_ == nullptr) {
+      own_.push_back(v);
+      return;
+    }
+    if (size_ == capacity_) [[unlikely]] overflow();
+    window_[size_++] = v;
+  }
+  std::size_t size() const { return window_ != nullptr ? size_ : own_.size(); }
+  void resize(std::size_t n) {  // shrink only
+    if (window_ != nullptr) {
+      size_ = n;
+    } else {
+      own_.resize(n);
+    }
+  }
+  void reserve(std::size_t n) {
+    if (window_ == nullptr) own_.reserve(n);
+  }
+  const T* data() const { return window_ != nullptr ? window_ : own_.data(); }
+  T operator[](std::size_t i) const { return data()[i]; }
+  void release() { std::vector<T>().swap(own_); }
+
+ private:
+  [[noreturn]] __attribute__((noinline, cold)) static void overflow() {
+    throw std::logic_error("reader: a chunk outgrew its counted bound");
+  }
+  T* window_ = nullptr;
+  std::size_t size_ = 0, capacity_ = 0;
+  std::vector<T> own_;
+};
+
 // Result of parsing one chunk of lines.
 struct Chunk {
-  std::vector<std::uint64_t> row_ptr{0};
-  std::vector<std::uint32_t> indices;
-  std::vector<float> values;
-  std::vector<int> labels;                 // chunk-local label ids, -1 = none
+  Column<std::uint64_t> row_ends;          // per row, chunk-local end in indices/values
+  Column<std::uint32_t> indices;
+  Column<float> values;
+  Column<int> labels;                      // chunk-local label ids, -1 = none
   std::vector<std::string> label_names;    // chunk-local id -> canonical name
   std::unordered_map<std::string, int> label_ids;
   std::uint64_t max_index = 0;             // 1 + largest 0-based index seen
@@ -51,7 +101,37 @@ struct Chunk {
   std::size_t error_line = 0, error_column = 0;
   std::string error;
 
+  // Label tokens exactly as written, with their ids: the few spellings a
+  // file uses ("+1", "-1") are found by a byte comparison, without
+  // canonical_label's number parse, string and hash lookup on every line.
+  struct RawLabel {
+    std::string text;
+    int id;
+  };
+  static constexpr std::size_t kRawLabels = 8;
+  std::vector<RawLabel> raw_labels;
+
+  // Room for the rows of `bytes` of text, so that the arrays never move while
+  // they fill: every stored LIBSVM value takes at least 4 bytes ("1:1 "), which
+  // bounds its non-zeros; rows (and CSV values) may still outgrow the guess. Pages that are
+  // reserved but never written cost nothing.
+  void reserve_for(std::size_t bytes) {
+    indices.reserve(bytes / 4 + 1);
+    values.reserve(bytes / 4 + 1);
+    row_ends.reserve(bytes / 32 + 16);
+    labels.reserve(bytes / 32 + 16);
+  }
+
   int label_id(std::string_view token) {
+    for (const RawLabel& r : raw_labels) {
+      if (r.text == token) return r.id;
+    }
+    const int id = canonical_label_id(token);
+    if (raw_labels.size() < kRawLabels) raw_labels.push_back({std::string(token), id});
+    return id;
+  }
+
+  int canonical_label_id(std::string_view token) {
     std::string name = canonical_label(token);
     auto it = label_ids.find(name);
     if (it != label_ids.end()) return it->second;
@@ -89,8 +169,10 @@ struct ParseFailure {
 // 2^24 and with at most 10 decimals, converted exactly as fast_float does
 // (Clinger's fast path: m and 10^k are exact floats, so the one IEEE
 // division m / 10^k is correctly rounded). Sets *next past the digits;
-// false (nothing consumed) for any other form.
-inline bool parse_simple_decimal(const char* p, const char* end, float& out, const char** next) {
+// false (nothing consumed) for any other form. *zero (if given) is set to
+// whether the value is ±0, known from the digits before the division ends.
+inline bool parse_simple_decimal(const char* p, const char* end, float& out, const char** next,
+                                 bool* zero = nullptr) {
   static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
   const bool negative = p < end && *p == '-';
   if (negative) ++p;
@@ -111,6 +193,7 @@ inline bool parse_simple_decimal(const char* p, const char* end, float& out, con
   const float v = static_cast<float>(m) / kPow10[decimals];
   out = negative ? -v : v;
   *next = p;
+  if (zero != nullptr) *zero = m == 0;  // m ≥ 1 gives v ≥ 1e-10, never 0
   return true;
 }
 
@@ -140,18 +223,99 @@ inline float parse_value(const char* token, const char* end, std::size_t column)
   return v;
 }
 
-// Parse [text) in parallel chunks with `parse_line(line, end, chunk)`, then
-// merge. `first_line` is the 1-based number of text's first line in the file.
-template <class LineParser>
-Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t first_line,
-                     LineParser parse_line) {
-  const std::vector<std::size_t> bounds = chunk_bounds(text);
-  const std::size_t n_chunks = bounds.size() - 1;
-  std::vector<Chunk> chunks(n_chunks);
+// v.resize(n) for a new, large v, its pages faulted in by all threads first
+// (MADV_POPULATE_WRITE, one call per piece): the page faults of fresh memory
+// cost more than the zero fill itself, and resize() would take them all on
+// one thread. Advisory: where the call fails, resize() faults as usual.
+template <class T>
+void resize_populated(std::vector<T>& v, std::size_t n) {
+  constexpr std::size_t kPiece = std::size_t{8} << 20;
+  v.reserve(n);
+  const std::size_t bytes = n * sizeof(T);
+#ifdef MADV_POPULATE_WRITE  // Linux 5.14 and later
+  if (v.empty() && bytes >= 2 * kPiece) {
+    char* base = reinterpret_cast<char*>(v.data());
+    tbb::parallel_for(std::size_t{0}, (bytes + kPiece - 1) / kPiece, [&](std::size_t k) {
+      const std::size_t page = 4096;
+      const auto from = (reinterpret_cast<std::uintptr_t>(base + k * kPiece) + page - 1) / page * page;
+      const auto to = reinterpret_cast<std::uintptr_t>(base + std::min(bytes, (k + 1) * kPiece)) / page * page;
+      if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+    });
+  }
+#endif
+  v.resize(n);
+}
+
+// The number of ':' and of '\n' in [p, end), 16 bytes a step where SSE2 is
+// there (x86-64): per-byte counters (a match subtracts -1) summed every
+// 255 steps, before they can wrap.
+inline std::pair<std::size_t, std::size_t> count_colons_newlines(const char* p, const char* end) {
+  std::size_t colons = 0, newlines = 0;
+#if defined(__SSE2__) && defined(__x86_64__)
+  const __m128i colon = _mm_set1_epi8(':'), newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+  auto sum = [&](__m128i counts) {
+    const __m128i s = _mm_sad_epu8(counts, zero);
+    return static_cast<std::size_t>(_mm_cvtsi128_si64(s)) + static_cast<std::size_t>(_mm_extract_epi16(s, 4));
+  };
+  while (end - p >= 16) {
+    __m128i c = zero, n = zero;
+    for (int step = 0; step < 255 && end - p >= 16; ++step, p += 16) {
+      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      c = _mm_sub_epi8(c, _mm_cmpeq_epi8(block, colon));
+      n = _mm_sub_epi8(n, _mm_cmpeq_epi8(block, newline));
+    }
+    colons += sum(c);
+    newlines += sum(n);
+  }
+#endif
+  for (; p < end; ++p) {
+    colons += *p == ':';
+    newlines += *p == '\n';
+  }
+  return {colons, newlines};
+}
+
+// Room for each chunk's rows in the Dataset's arrays, from counts: a row per
+// line (a last line may lack its newline) and a stored value per ':' (true of
+// LIBSVM text, where every value follows its own colon). `*_cap` get the
+// offsets of the windows, which the chunks are placed on.
+inline void place_chunks(std::string_view text, const std::vector<std::size_t>& bounds, std::vector<Chunk>& chunks,
+                         Dataset& ds, std::vector<std::uint64_t>& row_cap, std::vector<std::uint64_t>& nnz_cap) {
+  const std::size_t n_chunks = chunks.size();
+  row_cap.assign(n_chunks + 1, 0);
+  nnz_cap.assign(n_chunks + 1, 0);
   tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
+    const auto [colons, newlines] = count_colons_newlines(text.data() + bounds[ci], text.data() + bounds[ci + 1]);
+    row_cap[ci + 1] = newlines + 1;
+    nnz_cap[ci + 1] = colons;
+  });
+  for (std::size_t ci = 0; ci < n_chunks; ++ci) {
+    row_cap[ci + 1] += row_cap[ci];
+    nnz_cap[ci + 1] += nnz_cap[ci];
+  }
+  resize_populated(ds.labels, row_cap[n_chunks]);
+  resize_populated(ds.row_ptr, row_cap[n_chunks] + 1);
+  resize_populated(ds.indices, nnz_cap[n_chunks]);
+  resize_populated(ds.values, nnz_cap[n_chunks]);
+  for (std::size_t ci = 0; ci < n_chunks; ++ci) {
+    const std::size_t rows = row_cap[ci + 1] - row_cap[ci], nnz = nnz_cap[ci + 1] - nnz_cap[ci];
+    chunks[ci].labels.place(ds.labels.data() + row_cap[ci], rows);
+    chunks[ci].row_ends.place(ds.row_ptr.data() + row_cap[ci] + 1, rows);
+    chunks[ci].indices.place(ds.indices.data() + nnz_cap[ci], nnz);
+    chunks[ci].values.place(ds.values.data() + nnz_cap[ci], nnz);
+  }
+}
+
+// Parse every chunk's lines with `parse_line(line, end, chunk)`; the first
+// error of a chunk stops that chunk.
+template <class LineParser>
+void parse_all(std::string_view text, const std::vector<std::size_t>& bounds, std::vector<Chunk>& chunks,
+               LineParser& parse_line) {
+  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t ci) {
     Chunk& c = chunks[ci];
     const char* p = text.data() + bounds[ci];
     const char* stop = text.data() + bounds[ci + 1];
+    c.reserve_for(static_cast<std::size_t>(stop - p));
     while (p < stop) {
       const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(stop - p));
       const char* line_end = nl ? static_cast<const char*>(nl) : stop;
@@ -169,6 +333,97 @@ Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t
       p = line_end + 1;
     }
   });
+}
+
+// Chunk-local label ids -> ids in ds.classes.
+inline std::vector<int> global_label_ids(const Chunk& c, const std::vector<std::string>& classes) {
+  std::vector<int> to_global(c.label_names.size());
+  for (std::size_t k = 0; k < c.label_names.size(); ++k) {
+    to_global[k] = static_cast<int>(std::find(classes.begin(), classes.end(), c.label_names[k]) - classes.begin());
+  }
+  return to_global;
+}
+
+// Chunks parsed into windows of ds's arrays (place_chunks): slide each
+// chunk's rows down to their final offsets where the bounds left gaps (in
+// order, so no chunk overwrites one not yet moved; nothing moves when every
+// value was stored), then translate labels and row ends in place.
+inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vector<std::uint64_t>& row_cap,
+                         const std::vector<std::uint64_t>& nnz_cap, const std::vector<std::uint64_t>& row_offset,
+                         const std::vector<std::uint64_t>& nnz_offset) {
+  const std::size_t n_chunks = chunks.size();
+  for (std::size_t ci = 0; ci < n_chunks; ++ci) {
+    const std::size_t rows = chunks[ci].labels.size(), nnz = chunks[ci].indices.size();
+    if (nnz_cap[ci] != nnz_offset[ci] && nnz > 0) {
+      std::memmove(ds.indices.data() + nnz_offset[ci], ds.indices.data() + nnz_cap[ci], nnz * sizeof(std::uint32_t));
+      std::memmove(ds.values.data() + nnz_offset[ci], ds.values.data() + nnz_cap[ci], nnz * sizeof(float));
+    }
+    if (row_cap[ci] != row_offset[ci] && rows > 0) {
+      std::memmove(ds.labels.data() + row_offset[ci], ds.labels.data() + row_cap[ci], rows * sizeof(int));
+      std::memmove(ds.row_ptr.data() + row_offset[ci] + 1, ds.row_ptr.data() + row_cap[ci] + 1,
+                   rows * sizeof(std::uint64_t));
+    }
+  }
+  tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
+    const std::vector<int> to_global = global_label_ids(chunks[ci], ds.classes);
+    for (std::size_t r = row_offset[ci]; r < row_offset[ci + 1]; ++r) {
+      if (ds.labels[r] >= 0) ds.labels[r] = to_global[static_cast<std::size_t>(ds.labels[r])];
+      ds.row_ptr[r + 1] += nnz_offset[ci];
+    }
+  });
+  ds.labels.resize(row_offset[n_chunks]);
+  ds.row_ptr.resize(row_offset[n_chunks] + 1);
+  ds.indices.resize(nnz_offset[n_chunks]);
+  ds.values.resize(nnz_offset[n_chunks]);
+  // Text full of explicit zeros (or blank lines) leaves much of the room
+  // unused: give it back rather than keep it for the Dataset's lifetime.
+  auto trim_room = [](auto& v) {
+    if (v.capacity() > v.size() + v.size() / 4 + 4096) v.shrink_to_fit();
+  };
+  trim_room(ds.labels);
+  trim_room(ds.row_ptr);
+  trim_room(ds.indices);
+  trim_room(ds.values);
+}
+
+// Chunks parsed into their own arrays: copy them into ds.
+inline void merge_owned(std::vector<Chunk>& chunks, Dataset& ds, const std::vector<std::uint64_t>& row_offset,
+                        const std::vector<std::uint64_t>& nnz_offset) {
+  const std::size_t n_chunks = chunks.size();
+  resize_populated(ds.labels, row_offset[n_chunks]);
+  resize_populated(ds.row_ptr, row_offset[n_chunks] + 1);
+  resize_populated(ds.indices, nnz_offset[n_chunks]);
+  resize_populated(ds.values, nnz_offset[n_chunks]);
+  tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
+    Chunk& c = chunks[ci];
+    const std::vector<int> to_global = global_label_ids(c, ds.classes);
+    for (std::size_t r = 0; r < c.labels.size(); ++r) {
+      ds.labels[row_offset[ci] + r] = c.labels[r] < 0 ? -1 : to_global[static_cast<std::size_t>(c.labels[r])];
+      ds.row_ptr[row_offset[ci] + r + 1] = nnz_offset[ci] + c.row_ends[r];
+    }
+    std::copy(c.indices.data(), c.indices.data() + c.indices.size(), ds.indices.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
+    std::copy(c.values.data(), c.values.data() + c.values.size(), ds.values.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
+    c.row_ends.release();  // release memory early
+    c.indices.release();
+    c.values.release();
+  });
+}
+
+// Parse [text) in parallel chunks with `parse_line(line, end, chunk)`, then
+// merge. `first_line` is the 1-based number of text's first line in the file.
+// `colon_per_value`: every stored value follows its own ':' in the text
+// (LIBSVM), so rows can be parsed straight into the Dataset (place_chunks).
+template <class LineParser>
+Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t first_line,
+                     LineParser parse_line, bool colon_per_value = false) {
+  const std::vector<std::size_t> bounds = chunk_bounds(text);
+  const std::size_t n_chunks = bounds.size() - 1;
+  std::vector<Chunk> chunks(n_chunks);
+  Dataset ds;
+  ds.source = name;
+  std::vector<std::uint64_t> row_cap, nnz_cap;
+  if (colon_per_value) place_chunks(text, bounds, chunks, ds, row_cap, nnz_cap);
+  parse_all(text, bounds, chunks, parse_line);
 
   std::size_t line_offset = first_line - 1;
   for (const Chunk& c : chunks) {
@@ -177,11 +432,7 @@ Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t
     }
     line_offset += c.lines;
   }
-
-  Dataset ds;
-  ds.source = name;
-  // Global class list, then per-chunk translation tables.
-  for (const Chunk& c : chunks) {
+  for (const Chunk& c : chunks) {  // the global class list
     for (const auto& l : c.label_names) {
       if (std::find(ds.classes.begin(), ds.classes.end(), l) == ds.classes.end()) ds.classes.push_back(l);
     }
@@ -195,27 +446,11 @@ Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t
     max_index = std::max(max_index, chunks[ci].max_index);
   }
   ds.dimension = static_cast<std::uint32_t>(max_index);
-  ds.labels.resize(row_offset[n_chunks]);
-  ds.row_ptr.resize(row_offset[n_chunks] + 1);
-  ds.indices.resize(nnz_offset[n_chunks]);
-  ds.values.resize(nnz_offset[n_chunks]);
-  tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
-    Chunk& c = chunks[ci];
-    std::vector<int> to_global(c.label_names.size());
-    for (std::size_t k = 0; k < c.label_names.size(); ++k) {
-      to_global[k] = static_cast<int>(std::find(ds.classes.begin(), ds.classes.end(), c.label_names[k]) -
-                                      ds.classes.begin());
-    }
-    for (std::size_t r = 0; r < c.labels.size(); ++r) {
-      ds.labels[row_offset[ci] + r] = c.labels[r] < 0 ? -1 : to_global[c.labels[r]];
-      ds.row_ptr[row_offset[ci] + r + 1] = nnz_offset[ci] + c.row_ptr[r + 1];
-    }
-    std::copy(c.indices.begin(), c.indices.end(), ds.indices.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
-    std::copy(c.values.begin(), c.values.end(), ds.values.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
-    Chunk().row_ptr.swap(c.row_ptr);  // release memory early
-    std::vector<std::uint32_t>().swap(c.indices);
-    std::vector<float>().swap(c.values);
-  });
+  if (colon_per_value) {
+    merge_placed(chunks, ds, row_cap, nnz_cap, row_offset, nnz_offset);
+  } else {
+    merge_owned(chunks, ds, row_offset, nnz_offset);
+  }
   if (ds.size() == 0) throw InputError(name + ": no examples (the file is empty or has only blank/comment lines)");
   return ds;
 }

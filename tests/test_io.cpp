@@ -26,6 +26,7 @@
 #include "core/output_file.hpp"
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
+#include "core/parse_chunks.hpp"
 #include "core/model.hpp"
 #include "core/random.hpp"
 #include "io/model_json.hpp"
@@ -640,6 +641,78 @@ TEST_CASE("libsvm: a multi-chunk parse equals a line-by-line brute-force parse",
   require_same_data(pegasos::read_dataset(dir.file("big.svm"), {}), ds);
 }
 
+// About `min_bytes` of LIBSVM lines whose every value is stored: no zeros, no
+// qid, no comments, so the counted bounds are exact; values with leading
+// zeros, signs, exponents and short and long decimals.
+std::string clean_libsvm_text(std::uint64_t seed, std::size_t min_bytes) {
+  pegasos::Rng rng(seed);
+  static const char* const kValues[] = {"1", "0.5", "007", "00.25", "+3", "-2.5", "1e-3", "-7E+2", "+.5",
+                                        "0.000001", "123456789", "3.14159265358979", "-0.1"};
+  std::string text;
+  while (text.size() < min_bytes) {
+    text += rng.below(2) ? "+1" : "-1";
+    std::uint64_t index = 0;
+    for (std::uint64_t k = rng.below(30); k > 0; --k) {
+      index += 1 + rng.below(50);
+      text += rng.below(9) == 0 ? "\t" : " ";
+      if (rng.below(20) == 0) text += "0";  // a leading zero in the index
+      text += std::to_string(index) + ":" + kValues[rng.below(std::size(kValues))];
+    }
+    text += rng.below(15) == 0 ? "\r\n" : "\n";
+  }
+  return text;
+}
+
+TEST_CASE("libsvm: rows parsed in place equal a brute-force parse wherever the bounds leave gaps", "[io]") {
+  // Over 8 MB: several 4 MB chunks. Zeros, qid tokens and comments holding
+  // colons make a chunk's counted room larger than its rows, so later chunks
+  // slide down; clean text leaves no gap at all. The last text ends without
+  // a newline.
+  const std::string dirty = make_big_text(31, std::size_t{1} << 20).text();
+  const std::string clean = clean_libsvm_text(32, std::size_t{9} << 20);
+  for (const std::string& text : {clean, dirty + clean, clean + dirty, dirty + clean + dirty + clean.substr(0, clean.find('\n', 77))}) {
+    const Dataset ds = libsvm(text);
+    const Csr ref = brute_force_libsvm(text);
+    REQUIRE(ds.size() == ref.labels.size());
+    REQUIRE(ds.row_ptr == ref.row_ptr);
+    REQUIRE(ds.indices == ref.indices);
+    REQUIRE(bits(ds.values) == bits(ref.values));
+    REQUIRE(row_labels(ds) == ref.labels);
+    REQUIRE(ds.dimension == ref.dimension);
+    ReadOptions general;
+    general.libsvm_fast_path = false;
+    require_same_data(pegasos::parse_libsvm(text, "t.svm", general), ds);
+  }
+}
+
+TEST_CASE("libsvm: text of explicit zeros leaves no unused room in the Dataset", "[io]") {
+  // Nine of ten values are zeros: the counted room is ten times the rows'
+  // non-zeros; what is not used is given back.
+  std::string text;
+  while (text.size() < (std::size_t{9} << 20)) text += "1 1:0 2:0 3:0 4:0 5:-0 6:0.0 7:0 8:0 9:0 10:2.5\n-1 3:0 4:1\n";
+  const Dataset ds = libsvm(text);
+  const Csr ref = brute_force_libsvm(text);
+  REQUIRE(ds.row_ptr == ref.row_ptr);
+  REQUIRE(ds.indices == ref.indices);
+  REQUIRE(bits(ds.values) == bits(ref.values));
+  CHECK(ds.indices.capacity() <= ds.indices.size() + ds.indices.size() / 4 + 4096);
+  CHECK(ds.values.capacity() <= ds.values.size() + ds.values.size() / 4 + 4096);
+}
+
+TEST_CASE("readers: counting colons and newlines agrees with a byte loop at every length and offset", "[io]") {
+  pegasos::Rng rng(5);
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += ":\nab1 "[rng.below(6)];
+  for (std::size_t begin = 0; begin < 40; ++begin) {
+    for (std::size_t end = begin; end <= text.size(); end += 1 + rng.below(5)) {
+      const auto [colons, newlines] =
+          pegasos::reader_detail::count_colons_newlines(text.data() + begin, text.data() + end);
+      REQUIRE(colons == static_cast<std::size_t>(std::count(text.begin() + begin, text.begin() + end, ':')));
+      REQUIRE(newlines == static_cast<std::size_t>(std::count(text.begin() + begin, text.begin() + end, '\n')));
+    }
+  }
+}
+
 TEST_CASE("libsvm: the one-pass fast path and the general parser agree on every line", "[io]") {
   // Random lines mixing ordinary features with everything the fast path hands
   // over to the general parser: comments, qid, bad indices, odd values.
@@ -804,6 +877,40 @@ TEST_CASE("csv: explicit '+' signs and exponents in values, also on the first ro
   for (const std::string& row : bad) {
     CAPTURE(row);
     CHECK_THROWS_WITH(csv("y,a,b\n1,1,1\n" + row), Contains("t.csv:3:"));
+  }
+}
+
+TEST_CASE("csv: values with spaces, quotes, signs, exponents and long digits read as strtof reads them", "[io]") {
+  // Label first; every value field is one of the forms below, padded or
+  // quoted at random; the expected floats come from std::strtof.
+  pegasos::Rng rng(11);
+  static const char* const kForms[] = {"0", "1", "-1", "+2", "0.5", "-0.25", "007", "1e-3", "-7E+2", "+.5", "3.",
+                                       ".5", "-0", "0.000001", "16777217", "123456789012", "3.14159265358979"};
+  std::string text;
+  std::vector<std::vector<float>> expected;
+  for (int row = 0; row < 3000; ++row) {
+    text += rng.below(2) ? "1" : "-1";
+    std::vector<float> dense;
+    for (int f = 0; f < 6; ++f) {
+      const std::string value = kForms[rng.below(std::size(kForms))];
+      dense.push_back(std::strtof(value.c_str(), nullptr));
+      const auto style = rng.below(6);
+      text += ",";
+      text += style == 0 ? " " + value : style == 1 ? value + " " : style == 2 ? "\"" + value + "\"" : value;
+    }
+    expected.push_back(dense);
+    text += rng.below(10) == 0 ? "\r\n" : "\n";
+  }
+  const Dataset ds = csv(text);
+  REQUIRE(ds.size() == expected.size());
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    std::vector<float> dense(6, 0.0f);
+    for (std::uint64_t e = ds.row_ptr[i]; e < ds.row_ptr[i + 1]; ++e) dense[ds.indices[e]] = ds.values[e];
+    INFO("row " << i);
+    for (std::size_t f = 0; f < 6; ++f) {
+      const float want = expected[i][f] == 0.0f ? 0.0f : expected[i][f];
+      REQUIRE(std::bit_cast<std::uint32_t>(dense[f]) == std::bit_cast<std::uint32_t>(want));
+    }
   }
 }
 
