@@ -1,5 +1,7 @@
 #include "drivers/any_model.hpp"
 
+#include <chrono>
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -93,7 +95,9 @@ std::string describe(const FeatureMap& f) {
 
 }  // namespace
 
-std::shared_ptr<const FeatureMap> approximate_kernel(const TrainConfig& config, Dataset& data) {
+std::shared_ptr<const FeatureMap> approximate_kernel(const TrainConfig& config, Dataset& data, MapSeconds* seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
   const std::shared_ptr<const FeatureMap> old = config.init ? config.init->feature_map : nullptr;
   if (!config.kernel_approximation) {
     if (old) {
@@ -117,7 +121,12 @@ std::shared_ptr<const FeatureMap> approximate_kernel(const TrainConfig& config, 
     map = std::make_shared<const FeatureMap>(
         fit_feature_map(*config.kernel_approximation, data, derive_seed(config.engine.seed, kFeatureMapStream)));
   }
+  const auto fitted = Clock::now();
   data = map->map(data);
+  if (seconds) {
+    seconds->fit = std::chrono::duration<double>(fitted - start).count();
+    seconds->map = std::chrono::duration<double>(Clock::now() - fitted).count();
+  }
   return map;
 }
 

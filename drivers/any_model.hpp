@@ -59,7 +59,11 @@ void check_input_kind(const TrainConfig& config, bool raw_text);
 // its mapped rows. Null, and `data` untouched, without the setting (a warm
 // start from a model that has a map is then an error). Throws ConfigError
 // naming kernel_approximation / init_model for a mismatch.
-std::shared_ptr<const FeatureMap> approximate_kernel(const TrainConfig& config, Dataset& data);
+// `seconds` (optional) receives the time spent fitting and mapping.
+struct MapSeconds {
+  double fit = 0.0, map = 0.0;
+};
+std::shared_ptr<const FeatureMap> approximate_kernel(const TrainConfig& config, Dataset& data, MapSeconds* seconds = nullptr);
 // The trained model (its weights in the map's space) made to map its input.
 void attach_feature_map(AnyModel& model, std::shared_ptr<const FeatureMap> map);
 

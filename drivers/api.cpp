@@ -107,7 +107,10 @@ Trained train(const Settings& settings, const std::string& data_path,
   out.features = loaded.data.dimension;
   out.nnz = loaded.data.nnz();
   out.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::shared_ptr<const FeatureMap> map = approximate_kernel(config, loaded.data);
+  MapSeconds map_seconds;
+  std::shared_ptr<const FeatureMap> map = approximate_kernel(config, loaded.data, &map_seconds);
+  out.map_fit_seconds = map_seconds.fit;
+  out.map_seconds = map_seconds.map;
   check_config_against_data(config, loaded.data);
   AnyModel model = fit_model(config, loaded.data, loaded.features, on_epoch);
   attach_feature_map(model, std::move(map));
