@@ -75,8 +75,10 @@ def pegasos(binary, train, test, kind, m, gamma, C, tolerance, work):
     fit = re.search(r"fit ([0-9.]+)s, map ([0-9.]+)s", err)
     load = re.search(r"load ([0-9.]+)s, train ([0-9.]+)s", err)
     passes = re.search(r"\(([0-9.]+) passes", err)
-    eval_s, out, _ = run([binary, "eval", "--json", model, test])
-    accuracy = json.loads(out)["accuracy"]
+    metrics = os.path.join(work, "%s.eval.json" % kind)
+    eval_s, _, _ = run([binary, "eval", "--json", metrics, model, test])
+    with open(metrics) as f:
+        accuracy = json.load(f)["accuracy"]
     return {"tool": "pegasos", "type": kind, "components": m, "gamma": gamma, "C": C, "lambda": 1.0 / (C * n),
             "tolerance": tolerance, "examples": n, "train_seconds": train_s, "eval_seconds": eval_s,
             "accuracy": accuracy, "load_seconds": float(load.group(1)), "fit_seconds": float(fit.group(1)),
