@@ -12,11 +12,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/dataset.hpp"
+#include "core/feature_map.hpp"
 #include "core/model_header.hpp"
 #include "core/objective_table.hpp"
 
@@ -62,8 +64,14 @@ struct Model : ModelHeader {
   // SDCA's dual variables (absent: trained by Pegasos, with keep_duals false,
   // or by a pegasos before them).
   std::optional<StoredDuals> duals;
+  // The kernel approximation (setting kernel_approximation) the weights apply
+  // to: rows are mapped by it before scoring, and `dimension` is its output
+  // dimension. Null: the weights apply to the rows as read. Shared: a map
+  // holds m·d floats and models are copied (warm starts, folds).
+  std::shared_ptr<const FeatureMap> feature_map;
 
   // scores[k] = w_k·x + b_k; features at or beyond `dimension` are ignored.
+  // x is a row of the weights' space (mapped already when feature_map is set).
   void scores(const RowView& x, double* out) const;
   // ‖W‖² (the bias excluded).
   double weight_squared_norm() const;

@@ -1,10 +1,13 @@
 #include "drivers/any_model.hpp"
 
+#include <chrono>
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
+#include "core/random.hpp"
 #include "io/json_checks.hpp"
 #include "kernel/kernel_sdca.hpp"
 #include "kernel/kernel_trainer.hpp"
@@ -49,8 +52,11 @@ Dataset AnyModel::read(const std::string& path, bool require_labels) const {
   return load_data_for_model(json_object_of(kernel->data), nullptr, path, require_labels);
 }
 
-std::vector<double> AnyModel::scores(const Dataset& data) const {
-  if (kernel) return kernel->scores(data);
+std::vector<double> AnyModel::scores(const Dataset& input) const {
+  if (kernel) return kernel->scores(input);
+  std::optional<Dataset> mapped;
+  if (linear->feature_map) mapped = linear->feature_map->map(input);
+  const Dataset& data = mapped ? *mapped : input;
   const std::size_t K = static_cast<std::size_t>(linear->outputs);
   std::vector<double> out(data.size() * K);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, data.size(), 1024), [&](const auto& range) {
@@ -60,7 +66,8 @@ std::vector<double> AnyModel::scores(const Dataset& data) const {
 }
 
 double AnyModel::objective(const Dataset& data) const {
-  return linear ? model_objective(*linear, data) : kernel_model_objective(*kernel, data);
+  if (kernel) return kernel_model_objective(*kernel, data);
+  return model_objective(*linear, linear->feature_map ? linear->feature_map->map(data) : data);
 }
 
 std::string AnyModel::to_json() const { return linear ? model_to_json(*linear) : kernel_model_to_json(*kernel); }
@@ -71,6 +78,62 @@ void AnyModel::save(const std::string& path) const {
   } else {
     save_kernel_model(*kernel, path);
   }
+}
+
+namespace {
+
+// Stream id of the feature map's random numbers (ω, b, landmarks) under the seed.
+constexpr std::uint64_t kFeatureMapStream = 0x6b61;  // "ka"
+
+bool same_settings(const FeatureMapSettings& s, const FeatureMap& f) {
+  return s.type == f.type && s.components == f.components && (s.gamma == 0.0 || s.gamma == f.gamma);
+}
+
+std::string describe(const FeatureMap& f) {
+  return to_string(f.type) + ", " + std::to_string(f.components) + " components, gamma " + std::to_string(f.gamma);
+}
+
+}  // namespace
+
+std::shared_ptr<const FeatureMap> approximate_kernel(const TrainConfig& config, Dataset& data, MapSeconds* seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const std::shared_ptr<const FeatureMap> old = config.init ? config.init->feature_map : nullptr;
+  if (!config.kernel_approximation) {
+    if (old) {
+      throw ConfigError("init_model: " + config.init_model + " was trained with kernel_approximation (" + describe(*old) +
+                        "); set the same kernel_approximation to continue from it");
+    }
+    return nullptr;
+  }
+  std::shared_ptr<const FeatureMap> map;
+  if (config.init) {
+    if (!old) {
+      throw ConfigError("kernel_approximation: the warm-start model " + config.init_model +
+                        " was trained without one; its weights are in the input features' space");
+    }
+    if (!same_settings(*config.kernel_approximation, *old)) {
+      throw ConfigError("kernel_approximation: differs from the warm-start model's feature_map (" + describe(*old) +
+                        "); a warm start keeps the old map");
+    }
+    map = old;
+  } else {
+    map = std::make_shared<const FeatureMap>(
+        fit_feature_map(*config.kernel_approximation, data, derive_seed(config.engine.seed, kFeatureMapStream)));
+  }
+  const auto fitted = Clock::now();
+  data = map->map(data);
+  if (seconds) {
+    seconds->fit = std::chrono::duration<double>(fitted - start).count();
+    seconds->map = std::chrono::duration<double>(Clock::now() - fitted).count();
+  }
+  return map;
+}
+
+void attach_feature_map(AnyModel& model, std::shared_ptr<const FeatureMap> map) {
+  if (!map) return;
+  if (!model.linear) throw std::logic_error("attach_feature_map: a kernel model");
+  model.linear->feature_map = std::move(map);
 }
 
 void check_input_kind(const TrainConfig& config, bool raw_text) {

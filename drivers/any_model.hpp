@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,20 @@ struct AnyModel {
 // Throws ConfigError when the configured objective cannot take the data:
 // kernel_hinge needs numeric features, not raw text.
 void check_input_kind(const TrainConfig& config, bool raw_text);
+
+// kernel_approximation (config.kernel_approximation): the feature map —
+// fitted on `data` with the stream derived from the seed, or, for a warm
+// start, the old model's (its settings must match) — and `data` replaced by
+// its mapped rows. Null, and `data` untouched, without the setting (a warm
+// start from a model that has a map is then an error). Throws ConfigError
+// naming kernel_approximation / init_model for a mismatch.
+// `seconds` (optional) receives the time spent fitting and mapping.
+struct MapSeconds {
+  double fit = 0.0, map = 0.0;
+};
+std::shared_ptr<const FeatureMap> approximate_kernel(const TrainConfig& config, Dataset& data, MapSeconds* seconds = nullptr);
+// The trained model (its weights in the map's space) made to map its input.
+void attach_feature_map(AnyModel& model, std::shared_ptr<const FeatureMap> map);
 
 // Train the configured objective (any, including kernel_hinge) on `train`,
 // whose labels prepare_labels() has put in order; `features` is the fitted

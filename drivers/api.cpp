@@ -109,8 +109,14 @@ Trained train(const Settings& settings, const std::string& data_path,
   out.features = loaded.data.dimension;
   out.nnz = loaded.data.nnz();
   out.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  MapSeconds map_seconds;
+  std::shared_ptr<const FeatureMap> map = approximate_kernel(config, loaded.data, &map_seconds);
+  out.map_fit_seconds = map_seconds.fit;
+  out.map_seconds = map_seconds.map;
   check_config_against_data(config, loaded.data);
-  out.model = wrap(fit_model(config, loaded.data, loaded.features, on_epoch));
+  AnyModel model = fit_model(config, loaded.data, loaded.features, on_epoch);
+  attach_feature_map(model, std::move(map));
+  out.model = wrap(std::move(model));
   return out;
 }
 
@@ -127,8 +133,11 @@ Model train(const Settings& settings, Dataset data, const std::function<bool(con
   if (!config.init_model.empty()) load_init_model(config, false);
   check_input_kind(config, false);
   apply_weights_file(config, data);
+  std::shared_ptr<const FeatureMap> map = approximate_kernel(config, data);
   check_config_against_data(config, data);
-  return wrap(fit_model(config, data, nullptr, on_epoch));
+  AnyModel model = fit_model(config, data, nullptr, on_epoch);
+  attach_feature_map(model, std::move(map));
+  return wrap(std::move(model));
 }
 
 namespace {
@@ -138,12 +147,22 @@ namespace {
 // the data (labels prepared once), sharing the source model; then the folds.
 CvResult cross_validate_loaded(const GridSpec& grid, std::vector<TrainConfig>& configs, TrainingData& loaded,
                                const CvOptions& options) {
+  // kernel_approximation: one map for every fold and grid point, fitted on all
+  // the rows (unsupervised: it never sees a label); folds score mapped rows.
+  if (grid.key == "kernel_approximation" || (configs.front().kernel_approximation && grid.key == "seed")) {
+    throw ConfigError("--grid " + grid.key + ": the kernel approximation is fitted once for all grid points; "
+                      "compare maps with separate runs");
+  }
+  std::shared_ptr<const FeatureMap> map = approximate_kernel(configs.front(), loaded.data);
   for (std::size_t p = 0; p < configs.size(); ++p) {
     configs[p].source = configs.front().source;
     check_config_against_data(configs[p], loaded.data, grid.key.empty() ? "" : grid.key + "=" + grid.values[p]);
   }
   CvRun run = cross_validate_data(configs, grid, loaded.data, loaded.features, configs.front().engine.seed, options);
-  if (run.refit) run.result.model = wrap(std::move(*run.refit));
+  if (run.refit) {
+    attach_feature_map(*run.refit, map);
+    run.result.model = wrap(std::move(*run.refit));
+  }
   return std::move(run.result);
 }
 

@@ -70,6 +70,8 @@ struct Trained {
   std::size_t examples = 0, features = 0;
   std::uint64_t nnz = 0;
   double load_seconds = 0.0;  // reading (and featurising) the data, checking the source model
+  // kernel_approximation (part of training): fitting the map, mapping the rows.
+  double map_fit_seconds = 0.0, map_seconds = 0.0;
 };
 
 // Train on a file (LIBSVM, CSV, or raw text featurised as the settings say),

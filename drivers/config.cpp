@@ -5,6 +5,7 @@
 
 #include "core/errors.hpp"
 #include "core/suggest.hpp"
+#include "io/feature_map_json.hpp"
 #include "io/kernel_settings_json.hpp"
 #include "text/options.hpp"
 
@@ -73,6 +74,10 @@ std::vector<ConfigKey> key_list() {
       {"kernel", default_kernel_json(), objective_names(is_kernel) + ": {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
       {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none; kernel Pegasos)", true},
       {"kernel_cache_mb", 1024, objective_names(is_kernel) + ": kernel-row cache size (a run setting)"},
+      {"kernel_approximation", nullptr,
+       "linear objectives (not transfer): train on explicit RBF-kernel features fitted on the training rows and "
+       "stored in the model: {\"type\": rff (random Fourier features) | nystroem (landmark rows), \"components\": m "
+       "(default 1000), \"gamma\": γ > 0 or \"scale\" (default: 1/(d·Var(X)))}"},
       {"source_model", "", objective_names(needs_source) + ": model file of the source domain (w_R)"},
       {"init_model", "",
        "warm start: continue training from this model (same objective, classes, features, bias) instead of from "
@@ -282,6 +287,24 @@ void read_source_model(json& all, const std::string& origin, TrainConfig& c) {
   }
 }
 
+// kernel_approximation: for the linear objectives other than transfer (whose
+// source weights live in the source's feature space); echoed only when given.
+void read_kernel_approximation(json& all, const std::string& origin, TrainConfig& c) {
+  if (all["kernel_approximation"].is_null()) {
+    all.erase("kernel_approximation");
+    return;
+  }
+  const std::string name(c.objective.name);
+  if (c.objective.kernel) {
+    fail(origin, "kernel_approximation", "approximates the RBF kernel for the linear objectives; objective " + name +
+                                             " trains the exact kernel (use kernel, or a linear objective)");
+  }
+  if (c.objective.needs_source_model) {
+    fail(origin, "kernel_approximation", "not with objective " + name + " (the source model's weights are in its own feature space)");
+  }
+  c.kernel_approximation = feature_map_settings_from_json(all["kernel_approximation"], origin);
+}
+
 // init_model: a linear model to continue from (checked against the data
 // later, registry.cpp); echoed in `resolved` only when given.
 void read_init_model(json& all, const std::string& origin, TrainConfig& c) {
@@ -486,6 +509,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   read_source_model(all, origin, c);
   read_init_model(all, origin, c);
   read_weights_file(all, origin, c);
+  read_kernel_approximation(all, origin, c);
   read_selection(all, origin, c);
   if (c.lambda_auto) {  // the steps are read with a stand-in λ; training replaces it (drivers/fit.hpp)
     json steps = all;

@@ -13,6 +13,7 @@
 
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
+#include "core/feature_map.hpp"
 #include "core/model.hpp"
 #include "kernel/kernel_trainer.hpp"
 #include "core/objective_table.hpp"
@@ -57,6 +58,9 @@ struct TrainConfig {
   // given (the defaults then apply, and numeric data is not an error).
   std::optional<TextOptions> features;
   KernelSettings kernel;       // objective kernel_hinge
+  // Linear objectives: train on an explicit RBF feature map (RFF or Nyström,
+  // core/feature_map.hpp) fitted on the training rows; nothing when not set.
+  std::optional<FeatureMapSettings> kernel_approximation;
   int threads = 0;             // 0 = all cores
   bool strict = false;         // an uncertified model is an error (exit 3), not a warning
   bool keep_duals = true;      // SDCA models store their support vectors' dual variables

@@ -182,6 +182,12 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
                count_text(training["epochs"].get<double>()).c_str(), solver == "pegasos" ? "epochs" : "passes",
                converged.c_str(), training["objective"].get<double>(), load_seconds, train_seconds,
                model_path.c_str());
+  if (model.feature_map) {
+    const FeatureMap& f = *model.feature_map;
+    std::fprintf(stderr, "kernel approximation %s (%u components, gamma %.6g, %u features): fit %.2fs, map %.2fs (within train)\n",
+                 to_string(f.type).c_str(), f.components, f.gamma, f.output_dimension(), result.map_fit_seconds,
+                 result.map_seconds);
+  }
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
 #include "io/duals_json.hpp"
+#include "io/feature_map_json.hpp"
 #include "io/json_checks.hpp"
 #include "io/model_sections_json.hpp"
 
@@ -81,7 +82,7 @@ std::string model_to_json(const Model& m) {
   for (double b : m.bias) {
     if (!std::isfinite(b)) throw std::logic_error("refusing to save a model with a non-finite bias");
   }
-  json j = {{"format_version", kModelFormatVersion},
+  json j = {{"format_version", m.feature_map ? kModelFormatVersionFeatureMap : kModelFormatVersion},
             {"kind", "linear"},
             {"objective", m.objective},
             {"classes", m.classes},
@@ -105,6 +106,10 @@ std::string model_to_json(const Model& m) {
     throw std::logic_error("model_to_json: unexpected JSON layout");
   }
   out.resize(out.size() - 2);
+  if (m.feature_map) {  // the kernel approximation: m·d numbers, written directly
+    out += ",\n \"feature_map\": ";
+    append_feature_map_json(out, *m.feature_map);
+  }
   if (m.duals) {  // SDCA's dual variables: before the weights, also written directly
     out += ",\n \"duals\": ";
     append_duals_json(out, *m.duals);
@@ -280,7 +285,7 @@ void read_model_sections(const json& j, const std::string& name, Model& m) {
 }  // namespace
 
 Model model_from_json_value(const json& j, const std::string& name) {
-  json_checks::check_model_header(j, name, kModelFormatVersion, "pegasos model");
+  json_checks::check_model_header(j, name, kModelFormatVersionMax, "pegasos model");
   const json& kind = need(j, "kind", name);
   if (kind != "linear") bad(name, "/kind", "unsupported model kind " + kind.dump());
 
@@ -290,6 +295,13 @@ Model model_from_json_value(const json& j, const std::string& name) {
   read_model_sections(j, name, m);
   operating_point_from_json(j, name, m);
   if (auto it = j.find("duals"); it != j.end() && !it->is_null()) m.duals = duals_from_json(*it, name, m.outputs);
+  if (auto it = j.find("feature_map"); it != j.end() && !it->is_null()) {
+    m.feature_map = std::make_shared<const FeatureMap>(feature_map_from_json(*it, name));
+    if (m.feature_map->output_dimension() != m.dimension) {
+      bad(name, "/feature_map/output_dimension", "the map has " + std::to_string(m.feature_map->output_dimension()) +
+                                                     " outputs but the weights' dimension is " + std::to_string(m.dimension));
+    }
+  }
   return m;
 }
 

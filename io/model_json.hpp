@@ -10,7 +10,12 @@
 
 namespace pegasos {
 
+// Models write format_version 1, unless they carry a kernel approximation
+// (`feature_map`): 2, so a pegasos that does not know the section refuses the
+// file instead of scoring unmapped rows. Readers accept up to kModelFormatVersionMax.
 inline constexpr int kModelFormatVersion = 1;
+inline constexpr int kModelFormatVersionFeatureMap = 2;
+inline constexpr int kModelFormatVersionMax = kModelFormatVersionFeatureMap;
 
 // Serialise (throws std::logic_error on non-finite weights: a model file never
 // contains NaN) and parse (throws InputError naming the file and JSON field).

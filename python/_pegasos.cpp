@@ -249,7 +249,13 @@ void bind_model(py::module_& m) {
       .def_property_readonly("outputs", &api::Model::outputs)
       .def_property_readonly("kernel", &api::Model::kernel)
       .def_property_readonly("text", [](const api::Model& m) { return m.any().linear && !m.any().linear->features.empty(); })
-      .def_property_readonly("dimension", [](const api::Model& m) { return m.any().linear ? m.any().linear->dimension : 0u; })
+      // The features a row has: a kernel-approximation model maps them to its weights' dimension.
+      .def_property_readonly("dimension",
+                             [](const api::Model& m) {
+                               const auto& lin = m.any().linear;
+                               if (!lin) return 0u;
+                               return lin->feature_map ? lin->feature_map->input_dimension : lin->dimension;
+                             })
       .def_property_readonly("training", [](const api::Model& m) { return m.any().training().dump(); })
       .def("weights", &weights_of)
       .def("bias", [](const api::Model& m) {

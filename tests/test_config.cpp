@@ -68,13 +68,13 @@ TEST_CASE("config: defaults", "[config]") {
   CHECK(c.read.max_feature_index == read_defaults.max_feature_index);
 
   // `resolved` lists every key with its default, and nothing else, except
-  // init_model, echoed only when given, keep_duals, only when false, and the
+  // init_model and kernel_approximation, echoed only when given, keep_duals, only when false, and the
   // settings of what training chooses by cross-validation (cv_folds,
   // calibrate, max_fpr, target_recall), only when set (cold models' settings
   // stay as they were); weights_file is never echoed (a run input, like the
   // data's path: the training block notes a weighted run).
-  const std::vector<std::string> when_set = {"init_model", "keep_duals", "cv_folds", "calibrate", "max_fpr", "target_recall",
-                                             "weights_file"};
+  const std::vector<std::string> when_set = {"init_model",   "keep_duals",    "cv_folds",     "calibrate",
+                                             "max_fpr",      "target_recall", "weights_file", "kernel_approximation"};
   REQUIRE(c.resolved.is_object());
   CHECK(c.resolved.size() + when_set.size() == pegasos::config_keys().size());
   for (const auto& key : when_set) CHECK_FALSE(c.resolved.contains(key));

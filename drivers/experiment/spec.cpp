@@ -266,6 +266,9 @@ void parse_grid(const json& j, const std::string& origin, Experiment& e) {
     g.params = p;
     g.config = config_from_json(merged, origin + ": grid point " + (p.empty() ? std::string("(base)") : p.dump()));
     if (g.config.objective.needs_source_model) require_file(g.config.source_model, origin, "source_model", e.prepare);
+    if (g.config.kernel_approximation) {
+      fail(origin, "kernel_approximation", "not supported by experiment runs yet; use pegasos train (or its --cv)");
+    }
     if (!g.config.init_model.empty()) {
       fail(origin, "init_model", "warm starts are for pegasos train (--init-model); experiment runs train from zero");
     }

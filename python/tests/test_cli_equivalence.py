@@ -17,6 +17,9 @@ CASES = [
     ("binary", dict(solver="pegasos", epochs=5, batch_size=4, random_state=7)),
     ("multiclass", dict(objective="ova", lam=1e-3)),
     ("multiclass", dict(objective="multiclass_hinge", lam=1e-3, random_state=1)),
+    # kernel_approximation: the map is fitted on the same rows and stored in the file
+    ("binary", dict(settings={"kernel_approximation": {"type": "nystroem", "components": 40}})),
+    ("multiclass", dict(objective="ova", lam=1e-3, settings={"kernel_approximation": {"type": "rff", "components": 64}})),
 ]
 
 

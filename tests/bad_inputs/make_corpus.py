@@ -256,7 +256,7 @@ mdl("extra_fields.json", lambda m: m.update(comment="from a newer writer", extra
     "unknown fields are ignored (forward compatible)")
 mdl("extra_fields_eval.json", lambda m: m.update(comment="from a newer writer"), 0, [], "unknown fields are ignored by eval too",
     command="eval")
-mdl("newer_version.json", lambda m: m.update(format_version=2), 2, ["/format_version: version 2 is newer", "upgrade pegasos"],
+mdl("newer_version.json", lambda m: m.update(format_version=3), 2, ["/format_version: version 3 is newer", "upgrade pegasos"],
     "a model from a newer pegasos")
 mdl("version_string.json", lambda m: m.update(format_version="1"), 2, ["/format_version: expected an integer"], "wrong type")
 mdl("version_zero.json", lambda m: m.update(format_version=0), 2, ["/format_version: invalid version"], "out of range")
@@ -292,6 +292,58 @@ mdl("lambda_negative.json", lambda m: m["settings"].update({"lambda": -1}), 2, [
 mdl("class_cost_strings.json", lambda m: m["training"].update({"class_cost": ["a", "b"]}), 2,
     ["/training/class_cost/0: expected a number"], "regression: was an internal error in eval", command="eval")
 mdl("training_string.json", lambda m: m.update(training="x"), 2, ["/training: expected an object"], "wrong type")
+# A kernel-approximation model (kernel_approximation: RFF with 2 components
+# on data/good.svm; format_version 2) and corrupt feature_map sections.
+FM_MODEL = json.loads(json.dumps(GOOD_MODEL))
+FM_MODEL.update(format_version=2, dimension=2, bias=[-0.25113577104261436], weights=[[0.05916123742954625, 1.2206837016871281]])
+FM_MODEL["feature_map"] = {
+    "type": "rff", "gamma": 0.5, "components": 2, "input_dimension": 3, "output_dimension": 2, "seed": 10530694040342555761,
+    "basis": [-1.4782145, -0.8065022, -1.0047468, -1.4119836, -0.8387032, -0.09988757],
+    "offset": [1.2785443363314748, 1.658068037495888]}
+NYSTROEM = {
+    "type": "nystroem", "gamma": 0.5, "components": 3, "input_dimension": 3, "output_dimension": 3, "seed": 1,
+    "basis": [0.5, 1, 0, 1, 0.5, 0, -1, 0, 0.5],
+    "projection": [0.5125506, 0.50521046, 0.17228408, -0.1221656, -0.21455036, 0.9925998, 1.52315, -1.4987353, -0.13648771]}
+
+
+def fm(fname, change, code, stderr, why):
+    m = json.loads(json.dumps(FM_MODEL))
+    change(m["feature_map"])
+    case(d + fname, json.dumps(m, indent=1) + "\n", "predict", code, ([name(fname)] if code == 2 else []) + list(stderr),
+         expect={"lines": 4} if code == 0 else None, why=why)
+
+
+fm("feature_map_good.json", lambda f: None, 0, [], "a kernel-approximation model (RFF, 2 components) predicts")
+fm("feature_map_gamma_negative.json", lambda f: f.update(gamma=-1), 2, ["/feature_map/gamma: must be > 0"], "gamma must be > 0")
+fm("feature_map_type_unknown.json", lambda f: f.update(type="laplace"), 2, ["/feature_map/type: expected rff or nystroem"],
+   "unknown map type")
+fm("feature_map_basis_short.json", lambda f: f["basis"].pop(), 2, ["/feature_map/basis: has 5 numbers, expected 6"],
+   "basis shorter than components × input_dimension")
+fm("feature_map_basis_string.json", lambda f: f["basis"].__setitem__(2, "x"), 2, ["/feature_map/basis/2: expected a number"],
+   "a string in the basis")
+fm("feature_map_offset_range.json", lambda f: f["offset"].__setitem__(1, 7.5), 2, ["/feature_map/offset/1: must be in [0, 2π]"],
+   "RFF offset outside [0, 2π]")
+fm("feature_map_missing_offset.json", lambda f: f.pop("offset"), 2, ["/feature_map/offset: missing field"], "RFF without offsets")
+fm("feature_map_components_zero.json", lambda f: f.update(components=0), 2,
+   ["/feature_map/components: expected an integer between 1"], "zero components")
+fm("feature_map_output_dimension.json", lambda f: f.update(output_dimension=1), 2, ["/feature_map/output_dimension"],
+   "output dimension disagrees with the map")
+fm("feature_map_input_dimension_huge.json", lambda f: f.update(input_dimension=4000000000), 2,
+   ["/feature_map/input_dimension: components × input_dimension exceeds"], "a map too large to allocate")
+fm("feature_map_seed_negative.json", lambda f: f.update(seed=-3), 2, ["/feature_map/seed: expected an integer"], "negative seed")
+fm("feature_map_projection_ragged.json", lambda f: (f.clear(), f.update(json.loads(json.dumps(NYSTROEM))), f["projection"].pop()), 2,
+   ["/feature_map/projection: expected a positive multiple of 3"], "Nyström projection not r × m")
+fm("feature_map_nystroem_dimension.json", lambda f: (f.clear(), f.update(json.loads(json.dumps(NYSTROEM)))), 2,
+   ["/feature_map/output_dimension", "weights' dimension is 2"], "a Nyström map of 3 outputs for 2 weights")
+case("data/good.svm", None, "train", 2, ["kernel_approximation", "objective kernel_hinge trains the exact kernel"],
+     set_=["objective=kernel_hinge", "kernel_approximation=rff"], why="kernel_approximation is for the linear objectives")
+case("data/good.svm", None, "train", 2, ["kernel_approximation/components", "between 1 and 100000"],
+     set_=['kernel_approximation={"type": "rff", "components": 0}'], why="components < 1")
+case("data/good.svm", None, "train", 2, ["kernel_approximation/components", "data/good.svm has 4"],
+     set_=['kernel_approximation={"type": "nystroem", "components": 5}'], why="Nyström: more landmarks than training rows")
+case("data/good.svm", None, "train", 0, [], set_=['kernel_approximation={"type": "nystroem", "components": 4}'],
+     expect={"dimension": 4}, why="Nyström with every row a landmark")
+
 good_text = json.dumps(GOOD_MODEL, indent=1) + "\n"
 case(d + "truncated.json", good_text[: len(good_text) // 2], "predict", 2, ["truncated.json", "not a valid model file"], why="cut in half")
 case(d + "truncated_eval.json", good_text[: len(good_text) - 3], "eval", 2, ["truncated_eval.json", "not a valid model file"],

@@ -1,0 +1,162 @@
+#include "io/feature_map_json.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+
+#include "core/errors.hpp"
+#include "io/json_checks.hpp"
+
+namespace pegasos {
+namespace {
+
+using nlohmann::json;
+using json_checks::bad;
+
+[[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
+  throw ConfigError(origin + ": kernel_approximation" + key + ": " + what);
+}
+
+template <class T>
+void append_number(std::string& out, T v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+template <class T>
+void append_array(std::string& out, const std::vector<T>& values) {
+  constexpr std::size_t kPerLine = 10;
+  out += '[';
+  for (std::size_t e = 0; e < values.size(); ++e) {
+    if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
+    append_number(out, values[e]);
+  }
+  out += ']';
+}
+
+const json& field(const json& j, const char* key, const std::string& name) {
+  return json_checks::need(j, key, name, "/feature_map", "pegasos model");
+}
+
+std::uint64_t unsigned_field(const json& j, const char* key, const std::string& name, std::uint64_t low,
+                             std::uint64_t high) {
+  const json& v = field(j, key, name);
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() < low || v.get<std::uint64_t>() > high) {
+    bad(name, std::string("/feature_map/") + key,
+        "expected an integer between " + std::to_string(low) + " and " + std::to_string(high));
+  }
+  return v.get<std::uint64_t>();
+}
+
+// An array of finite numbers that fit a float: exactly `count` of them, or
+// (multiple > 0) a positive multiple of `multiple`, at most `count`.
+template <class T>
+std::vector<T> number_array(const json& j, const char* key, const std::string& name, std::size_t count,
+                            std::size_t multiple = 0) {
+  const json& a = field(j, key, name);
+  const std::string where = std::string("/feature_map/") + key;
+  if (!a.is_array()) bad(name, where, "expected an array of numbers");
+  if (multiple == 0 && a.size() != count) {
+    bad(name, where, "has " + std::to_string(a.size()) + " numbers, expected " + std::to_string(count));
+  }
+  if (multiple > 0 && (a.empty() || a.size() % multiple != 0 || a.size() > count)) {
+    bad(name, where, "expected a positive multiple of " + std::to_string(multiple) + " numbers, at most " +
+                         std::to_string(count) + ", found " + std::to_string(a.size()));
+  }
+  std::vector<T> out(a.size());
+  for (std::size_t e = 0; e < a.size(); ++e) {
+    const double v = json_checks::finite_number(a[e], name, where + "/" + std::to_string(e));
+    if (std::abs(v) > std::numeric_limits<float>::max()) bad(name, where + "/" + std::to_string(e), "beyond float range");
+    out[e] = static_cast<T>(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+FeatureMapSettings feature_map_settings_from_json(const json& value, const std::string& origin) {
+  FeatureMapSettings s;
+  json k = value.is_string() ? json{{"type", value}} : value;
+  if (!k.is_object()) fail(origin, "", "expected {\"type\": \"rff\" | \"nystroem\", \"components\": m, \"gamma\": ...}");
+  for (const auto& [key, v] : k.items()) {
+    if (key != "type" && key != "components" && key != "gamma") {
+      fail(origin, "/" + key, "unknown parameter (expected type, components or gamma)");
+    }
+  }
+  if (!k.contains("type")) fail(origin, "/type", "missing: rff (random Fourier features) or nystroem");
+  if (!k["type"].is_string() || !parse_feature_map_type(k["type"].get<std::string>(), s.type)) {
+    fail(origin, "/type", "expected rff or nystroem, found " + k["type"].dump());
+  }
+  if (auto c = k.find("components"); c != k.end()) {
+    const double v = c->is_number() ? c->get<double>() : -1.0;
+    if (v != std::floor(v) || v < 1 || v > kMaxFeatureMapComponents) {
+      fail(origin, "/components", "must be an integer between 1 and " + std::to_string(kMaxFeatureMapComponents) +
+                                      ", found " + c->dump());
+    }
+    s.components = static_cast<std::uint32_t>(v);
+  }
+  if (auto g = k.find("gamma"); g != k.end() && !(g->is_string() && *g == "scale")) {
+    if (!g->is_number() || !std::isfinite(g->get<double>()) || !(g->get<double>() > 0)) {
+      fail(origin, "/gamma", "must be a number > 0 or \"scale\" (1/(d·Var(X)) on the training rows), found " + g->dump());
+    }
+    s.gamma = g->get<double>();
+  }
+  return s;
+}
+
+void append_feature_map_json(std::string& out, const FeatureMap& f) {
+  out += "{\"type\": \"" + to_string(f.type) + "\", \"gamma\": ";
+  append_number(out, f.gamma);
+  out += ", \"components\": " + std::to_string(f.components) + ", \"input_dimension\": " +
+         std::to_string(f.input_dimension) + ", \"output_dimension\": " + std::to_string(f.output_dimension()) +
+         ", \"seed\": " + std::to_string(f.seed) + ",\n  \"basis\": ";
+  append_array(out, f.basis);
+  if (f.type == FeatureMapType::kRff) {
+    out += ",\n  \"offset\": ";
+    append_array(out, f.offset);
+  } else {
+    out += ",\n  \"projection\": ";
+    append_array(out, f.projection);
+  }
+  out += '}';
+}
+
+FeatureMap feature_map_from_json(const json& j, const std::string& name) {
+  if (!j.is_object()) bad(name, "/feature_map", "expected an object (the fitted kernel approximation)");
+  FeatureMap f;
+  const json& type = field(j, "type", name);
+  if (!type.is_string() || !parse_feature_map_type(type.get<std::string>(), f.type)) {
+    bad(name, "/feature_map/type", "expected rff or nystroem, found " + type.dump());
+  }
+  f.gamma = json_checks::finite_number(field(j, "gamma", name), name, "/feature_map/gamma");
+  if (!(f.gamma > 0)) bad(name, "/feature_map/gamma", "must be > 0");
+  f.components = static_cast<std::uint32_t>(unsigned_field(j, "components", name, 1, kMaxFeatureMapComponents));
+  f.input_dimension = static_cast<std::uint32_t>(unsigned_field(j, "input_dimension", name, 0, (std::uint64_t{1} << 32) - 1));
+  if (std::uint64_t{f.components} * f.input_dimension > kMaxFeatureMapFloats) {
+    bad(name, "/feature_map/input_dimension", "components × input_dimension exceeds the map's limit of 2^28");
+  }
+  f.seed = unsigned_field(j, "seed", name, 0, std::numeric_limits<std::uint64_t>::max());
+  const std::uint64_t out_dim = unsigned_field(j, "output_dimension", name, 1, f.components);
+  f.basis = number_array<float>(j, "basis", name, std::size_t{f.components} * f.input_dimension);
+  if (f.type == FeatureMapType::kRff) {
+    f.offset = number_array<double>(j, "offset", name, f.components);
+    for (std::size_t e = 0; e < f.offset.size(); ++e) {
+      if (f.offset[e] < 0 || f.offset[e] > 2 * std::numbers::pi) {
+        bad(name, "/feature_map/offset/" + std::to_string(e), "must be in [0, 2π]");
+      }
+    }
+  } else {
+    f.projection = number_array<float>(j, "projection", name, std::size_t{f.components} * f.components, f.components);
+  }
+  if (f.output_dimension() != out_dim) {
+    bad(name, "/feature_map/output_dimension", std::to_string(out_dim) + " does not match the map's " +
+                                                   std::to_string(f.output_dimension()) + " outputs");
+  }
+  f.finish();
+  return f;
+}
+
+}  // namespace pegasos
