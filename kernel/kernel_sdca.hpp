@@ -143,8 +143,10 @@ inline bool step(DualState& st, RowCache& cache, std::size_t i, std::vector<doub
 // from the accumulated changes, one kernel row per changed free row, so the
 // next full pass (which re-examines every row, bound ones included, and
 // checks the gap) sees g exactly as without shrinking, to rounding.
-// Returns the coordinate visits made.
-inline constexpr int kShrunkPasses = 20;
+// Returns the coordinate visits made. Up to 200 shrunk passes (was 20):
+// spam at C = 100 (729 passes) 3.1 -> 2.4 s CPU, Fashion-MNIST unchanged;
+// the phase usually ends earlier, on the largest step.
+inline constexpr int kShrunkPasses = 200;
 
 // The free rows' part of the state, gathered into a compact problem of
 // their own (local row k = free[k]): the same values, so every step computes
