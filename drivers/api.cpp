@@ -159,6 +159,7 @@ CvResult cross_validate_loaded(const GridSpec& grid, std::vector<TrainConfig>& c
     check_config_against_data(configs[p], loaded.data, grid.key.empty() ? "" : grid.key + "=" + grid.values[p]);
   }
   CvRun run = cross_validate_data(configs, grid, loaded.data, loaded.features, configs.front().engine.seed, options);
+  run.result.objective = std::string(configs.front().objective.name);
   if (run.refit) {
     attach_feature_map(*run.refit, map);
     run.result.model = wrap(std::move(*run.refit));

@@ -109,6 +109,7 @@ struct CvPoint {
 
 struct CvResult {
   std::string key;  // the grid key ("" = no grid)
+  std::string objective;  // the objective cross-validated (objective auto: the one the data made it)
   // The score that selects: "balanced_accuracy" when class weights are used
   // (class_weight set at any grid point), else "accuracy".
   std::string metric = "accuracy";

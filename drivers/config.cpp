@@ -237,7 +237,6 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
                                   : !all["class_weight"].is_null()                              ? ObjectiveId::kWeightedHinge
                                                                                                 : ObjectiveId::kHinge;
   c.objective = c.objective_auto ? objective_row(provisional) : *find_objective(chosen);
-  all["objective"] = std::string(c.objective.name);
   const std::string name(chosen);
   if (c.objective.kernel) {
     c.kernel = kernel_settings_from_json(merged, origin);

@@ -418,7 +418,7 @@ int run_cv_command(const std::string& config_path, const std::vector<std::string
   const auto start = std::chrono::steady_clock::now();
   const TrainConfig first = grid_configs(config_path, sets, parse_grid(cv.grid)).front();  // before any data is read
   const api::CvResult r = api::cross_validate(config_path, sets, data_path, options);
-  print_cv(r, std::string(first.objective.name));
+  print_cv(r, r.objective);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!quiet) {
     double train = 0;

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
-#include <stdexcept>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -206,14 +205,15 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
 void resolve_objective(TrainConfig& config, const Dataset& train) {
   if (!config.objective_auto) return;
   config.objective_auto = false;
-  if (train.classes.size() <= 2 || config.objective.needs_source_model) return;
-  config.objective = objective_row(ObjectiveId::kOva);
-  config.resolved["objective"] = std::string(config.objective.name);
-  if (config.max_fpr || config.target_recall) {
-    throw ConfigError(std::string(config.max_fpr ? "max_fpr" : "target_recall") +
-                      ": a decision threshold is for binary data; " + train.source + " has " +
-                      std::to_string(train.classes.size()) + " classes (objective auto: ova)");
+  if (train.classes.size() > 2 && !config.objective.needs_source_model) {
+    config.objective = objective_row(ObjectiveId::kOva);
+    if (config.max_fpr || config.target_recall) {
+      throw ConfigError(std::string(config.max_fpr ? "max_fpr" : "target_recall") +
+                        ": a decision threshold is for binary data; " + train.source + " has " +
+                        std::to_string(train.classes.size()) + " classes (objective auto: ova)");
+    }
   }
+  config.resolved["objective"] = std::string(config.objective.name);
 }
 
 void check_config_against_data(TrainConfig& config, Dataset& train, const std::string& point) {
@@ -269,7 +269,11 @@ void prepare_labels(const TrainConfig& config, Dataset& train) {
 
 Model train_model(const TrainConfig& config, const Dataset& train,
                   const std::function<bool(const EpochInfo&)>& on_epoch) {
-  if (config.objective_auto) throw std::logic_error("train_model: objective auto not resolved (resolve_objective)");
+  if (config.objective_auto) {  // callers that skip check_config_against_data: by the data's classes
+    TrainConfig resolved = config;  // (a subset keeps its whole data's class list, so every fold agrees)
+    resolve_objective(resolved, train);
+    return train_model(resolved, train, on_epoch);
+  }
   if (config.init_model.empty()) return train_objective(config, train, on_epoch, nullptr);
   if (!config.init) throw std::logic_error("train_model: init_model given but not read (load_init_model)");
   const std::size_t K = train.classes.size();

@@ -190,7 +190,7 @@ TEST_CASE("config: wrong types", "[config]") {
       {{{"output", 3}}, "output: expected one of last, average, random"},
       {{{"sampling", "shuffled"}}, "sampling: 'shuffled' is not one of uniform, permutation, sequential, balanced"},
       {{{"bias", true}}, "bias: expected one of none, feature, unregularized"},
-      {{{"objective", "logistic"}}, "objective: 'logistic' is not one of hinge"},
+      {{{"objective", "logistic"}}, "objective: 'logistic' is not one of auto, hinge"},
       {{{"format", "arff"}}, "format: 'arff' is not one of auto, libsvm, csv"},
       {{{"label_column", 1.5}}, "label_column: expected an integer"},
       {{{"label_column", ""}}, "label_column: must not be empty"},

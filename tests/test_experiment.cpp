@@ -476,6 +476,7 @@ TEST_CASE("a bad experiment fails before any run starts, naming file and key", "
   j["grid"]["class_weight"] = {{{"-1", 1}, {"1", 2}}, {{"7", 2}}};
   expect_error(j, "class_weight", "'7' does not occur");  // found after loading, still before any run
   j = base_experiment();
+  j["config"]["objective"] = "hinge";  // named: objective auto would train one-vs-all
   j["data"]["train"] = "multi_train.svm";
   expect_error(j, "multi_train.svm", "binary");
   j = base_experiment();

@@ -225,7 +225,7 @@ cfg("threads_huge.json", '{"threads": 100000}', 2, ["threads: must be between 0"
 cfg("unknown_key.json", '{"frobnicate": 1}', 2, ["frobnicate: unknown setting"], "unknown key")
 cfg("typo_key.json", '{"lamda": 0.1}', 2, ["lamda: unknown setting (did you mean 'lambda'?)"], "misspelt key")
 cfg("objective_unknown.json", '{"objective": "svr"}', 2, ["objective: 'svr' is not one of"], "unknown objective")
-cfg("class_weight_on_hinge.json", '{"class_weight": {"1": 2}}', 2, ["class_weight: only used by objective"], "key that the objective ignores")
+cfg("class_weight_on_hinge.json", '{"objective": "hinge", "class_weight": {"1": 2}}', 2, ["class_weight: only used by objective"], "key that the objective ignores")
 cfg("class_weight_unknown_label.json", '{"objective": "weighted_hinge", "class_weight": {"7": 2}}', 2,
     ["class_weight: label '7' does not occur in", "good.svm"], "label not in the data (message names the data file)", names_file=False)
 cfg("not_object.json", "[1, 2]", 2, ["a configuration file is a JSON object"], "top level is an array")
