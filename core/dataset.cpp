@@ -287,14 +287,15 @@ std::vector<std::string> Dataset::remap_classes(const std::vector<std::string>& 
 }
 
 void Dataset::append_row(std::span<const std::uint32_t> idx, std::span<const float> val, int label) {
-  indices.insert(indices.end(), idx.begin(), idx.end());
-  values.insert(values.end(), val.begin(), val.end());
+  indices.append(idx.begin(), idx.end());
+  values.append(val.begin(), val.end());
   for (std::uint32_t j : idx) dimension = std::max(dimension, j + 1);
   labels.push_back(label);
   row_ptr.push_back(indices.size());
 }
 
 void Dataset::normalize_rows() {
+  std::vector<float>& values = this->values.own();  // never the lender's memory
   tbb::parallel_for(std::size_t{0}, size(), [&](std::size_t i) {
     double sq = 0.0;
     for (std::uint64_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) sq += static_cast<double>(values[e]) * values[e];
@@ -330,27 +331,35 @@ void set_sample_weights(Dataset& data, std::span<const double> weights, const st
   }
   // Drop the rows of weight 0 in place (they contribute nothing to the objective).
   Dataset& d = data;
+  if (std::find(weights.begin(), weights.end(), 0.0) == weights.end()) {  // none: the rows stay as they are
+    d.weights.assign(weights.begin(), weights.end());
+    normalize_sample_weights(d);
+    return;
+  }
+  std::vector<std::uint64_t>& row_ptr = d.row_ptr.own();
+  std::vector<std::uint32_t>& indices = d.indices.own();
+  std::vector<float>& values = d.values.own();
   std::size_t kept = 0;
   std::uint64_t nnz = 0;
   std::vector<float> kept_weights;
   kept_weights.reserve(weights.size());
   for (std::size_t i = 0; i < weights.size(); ++i) {
     if (weights[i] == 0.0) continue;
-    const std::uint64_t b = d.row_ptr[i], e = d.row_ptr[i + 1];
-    std::copy(d.indices.begin() + static_cast<std::ptrdiff_t>(b), d.indices.begin() + static_cast<std::ptrdiff_t>(e),
-              d.indices.begin() + static_cast<std::ptrdiff_t>(nnz));
-    std::copy(d.values.begin() + static_cast<std::ptrdiff_t>(b), d.values.begin() + static_cast<std::ptrdiff_t>(e),
-              d.values.begin() + static_cast<std::ptrdiff_t>(nnz));
+    const std::uint64_t b = row_ptr[i], e = row_ptr[i + 1];
+    std::copy(indices.begin() + static_cast<std::ptrdiff_t>(b), indices.begin() + static_cast<std::ptrdiff_t>(e),
+              indices.begin() + static_cast<std::ptrdiff_t>(nnz));
+    std::copy(values.begin() + static_cast<std::ptrdiff_t>(b), values.begin() + static_cast<std::ptrdiff_t>(e),
+              values.begin() + static_cast<std::ptrdiff_t>(nnz));
     nnz += e - b;
     d.labels[kept] = d.labels[i];
-    d.row_ptr[++kept] = nnz;
+    row_ptr[++kept] = nnz;
     kept_weights.push_back(static_cast<float>(weights[i]));
   }
   if (kept == 0) throw InputError(what + ": every weight is 0; nothing to train on");
-  d.indices.resize(nnz);
-  d.values.resize(nnz);
+  indices.resize(nnz);
+  values.resize(nnz);
   d.labels.resize(kept);
-  d.row_ptr.resize(kept + 1);
+  row_ptr.resize(kept + 1);
   d.weights = std::move(kept_weights);
   normalize_sample_weights(d);
 }

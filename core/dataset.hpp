@@ -6,11 +6,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "core/buffer.hpp"
 
 namespace pegasos {
 
@@ -90,9 +93,11 @@ struct ReadOptions {
 
 class Dataset {
  public:
-  std::vector<std::uint64_t> row_ptr{0};
-  std::vector<std::uint32_t> indices;
-  std::vector<float> values;
+  // CSR arrays: owned, or borrowed from a caller (the Python door) without a
+  // copy (core/buffer.hpp: changing them copies them first).
+  Buffer<std::uint64_t> row_ptr{0};
+  Buffer<std::uint32_t> indices;
+  Buffer<float> values;
   std::vector<int> labels;            // class id per row, -1 if absent
   std::vector<std::string> classes;   // class names in canonical order
   std::uint32_t dimension = 0;        // 1 + largest feature index (0-based)
@@ -103,6 +108,9 @@ class Dataset {
   // Per-example weights, one per row, positive, mean 1 (set_sample_weights);
   // empty = every row weighs 1 (the unweighted problem, byte for byte).
   std::vector<float> weights;
+  // Whatever keeps borrowed row arrays alive (the Python door's numpy arrays);
+  // empty when the rows are owned.
+  std::shared_ptr<const void> lender;
 
   std::size_t size() const { return labels.size(); }
   std::uint64_t nnz() const { return row_ptr.back(); }

@@ -199,17 +199,20 @@ Dataset FeatureMap::map(const Dataset& data) const {
   out.classes = data.classes;
   out.source = data.source;
   out.dimension = static_cast<std::uint32_t>(width);
-  out.values.resize(n * width);
-  out.indices.resize(n * width);
-  out.row_ptr.resize(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) out.row_ptr[i] = i * width;
+  std::vector<float>& values = out.values.own();
+  std::vector<std::uint32_t>& indices = out.indices.own();
+  std::vector<std::uint64_t>& row_ptr = out.row_ptr.own();
+  values.resize(n * width);
+  indices.resize(n * width);
+  row_ptr.resize(n + 1);
+  for (std::size_t i = 0; i <= n; ++i) row_ptr[i] = i * width;
   const std::size_t blocks = (n + kFeatureMapBlockRows - 1) / kFeatureMapBlockRows;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t blk = range.begin(); blk != range.end(); ++blk) {
       const std::size_t begin = blk * kFeatureMapBlockRows, end = std::min(n, begin + kFeatureMapBlockRows);
-      map_rows(data, begin, end, out.values.data() + begin * width);
+      map_rows(data, begin, end, values.data() + begin * width);
       for (std::size_t i = begin; i < end; ++i) {
-        for (std::size_t j = 0; j < width; ++j) out.indices[i * width + j] = static_cast<std::uint32_t>(j);
+        for (std::size_t j = 0; j < width; ++j) indices[i * width + j] = static_cast<std::uint32_t>(j);
       }
     }
   });

@@ -281,6 +281,9 @@ inline std::pair<std::size_t, std::size_t> count_colons_newlines(const char* p, 
 // offsets of the windows, which the chunks are placed on.
 inline void place_chunks(std::string_view text, const std::vector<std::size_t>& bounds, std::vector<Chunk>& chunks,
                          Dataset& ds, std::vector<std::uint64_t>& row_cap, std::vector<std::uint64_t>& nnz_cap) {
+  std::vector<std::uint64_t>& row_ptr = ds.row_ptr.own();  // the reader fills owned arrays
+  std::vector<std::uint32_t>& indices = ds.indices.own();
+  std::vector<float>& values = ds.values.own();
   const std::size_t n_chunks = chunks.size();
   row_cap.assign(n_chunks + 1, 0);
   nnz_cap.assign(n_chunks + 1, 0);
@@ -294,15 +297,15 @@ inline void place_chunks(std::string_view text, const std::vector<std::size_t>& 
     nnz_cap[ci + 1] += nnz_cap[ci];
   }
   resize_populated(ds.labels, row_cap[n_chunks]);
-  resize_populated(ds.row_ptr, row_cap[n_chunks] + 1);
-  resize_populated(ds.indices, nnz_cap[n_chunks]);
-  resize_populated(ds.values, nnz_cap[n_chunks]);
+  resize_populated(row_ptr, row_cap[n_chunks] + 1);
+  resize_populated(indices, nnz_cap[n_chunks]);
+  resize_populated(values, nnz_cap[n_chunks]);
   for (std::size_t ci = 0; ci < n_chunks; ++ci) {
     const std::size_t rows = row_cap[ci + 1] - row_cap[ci], nnz = nnz_cap[ci + 1] - nnz_cap[ci];
     chunks[ci].labels.place(ds.labels.data() + row_cap[ci], rows);
-    chunks[ci].row_ends.place(ds.row_ptr.data() + row_cap[ci] + 1, rows);
-    chunks[ci].indices.place(ds.indices.data() + nnz_cap[ci], nnz);
-    chunks[ci].values.place(ds.values.data() + nnz_cap[ci], nnz);
+    chunks[ci].row_ends.place(row_ptr.data() + row_cap[ci] + 1, rows);
+    chunks[ci].indices.place(indices.data() + nnz_cap[ci], nnz);
+    chunks[ci].values.place(values.data() + nnz_cap[ci], nnz);
   }
 }
 
@@ -351,16 +354,19 @@ inline std::vector<int> global_label_ids(const Chunk& c, const std::vector<std::
 inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vector<std::uint64_t>& row_cap,
                          const std::vector<std::uint64_t>& nnz_cap, const std::vector<std::uint64_t>& row_offset,
                          const std::vector<std::uint64_t>& nnz_offset) {
+  std::vector<std::uint64_t>& row_ptr = ds.row_ptr.own();  // the reader fills owned arrays
+  std::vector<std::uint32_t>& indices = ds.indices.own();
+  std::vector<float>& values = ds.values.own();
   const std::size_t n_chunks = chunks.size();
   for (std::size_t ci = 0; ci < n_chunks; ++ci) {
     const std::size_t rows = chunks[ci].labels.size(), nnz = chunks[ci].indices.size();
     if (nnz_cap[ci] != nnz_offset[ci] && nnz > 0) {
-      std::memmove(ds.indices.data() + nnz_offset[ci], ds.indices.data() + nnz_cap[ci], nnz * sizeof(std::uint32_t));
-      std::memmove(ds.values.data() + nnz_offset[ci], ds.values.data() + nnz_cap[ci], nnz * sizeof(float));
+      std::memmove(indices.data() + nnz_offset[ci], indices.data() + nnz_cap[ci], nnz * sizeof(std::uint32_t));
+      std::memmove(values.data() + nnz_offset[ci], values.data() + nnz_cap[ci], nnz * sizeof(float));
     }
     if (row_cap[ci] != row_offset[ci] && rows > 0) {
       std::memmove(ds.labels.data() + row_offset[ci], ds.labels.data() + row_cap[ci], rows * sizeof(int));
-      std::memmove(ds.row_ptr.data() + row_offset[ci] + 1, ds.row_ptr.data() + row_cap[ci] + 1,
+      std::memmove(row_ptr.data() + row_offset[ci] + 1, row_ptr.data() + row_cap[ci] + 1,
                    rows * sizeof(std::uint64_t));
     }
   }
@@ -368,41 +374,44 @@ inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vec
     const std::vector<int> to_global = global_label_ids(chunks[ci], ds.classes);
     for (std::size_t r = row_offset[ci]; r < row_offset[ci + 1]; ++r) {
       if (ds.labels[r] >= 0) ds.labels[r] = to_global[static_cast<std::size_t>(ds.labels[r])];
-      ds.row_ptr[r + 1] += nnz_offset[ci];
+      row_ptr[r + 1] += nnz_offset[ci];
     }
   });
   ds.labels.resize(row_offset[n_chunks]);
-  ds.row_ptr.resize(row_offset[n_chunks] + 1);
-  ds.indices.resize(nnz_offset[n_chunks]);
-  ds.values.resize(nnz_offset[n_chunks]);
+  row_ptr.resize(row_offset[n_chunks] + 1);
+  indices.resize(nnz_offset[n_chunks]);
+  values.resize(nnz_offset[n_chunks]);
   // Text full of explicit zeros (or blank lines) leaves much of the room
   // unused: give it back rather than keep it for the Dataset's lifetime.
   auto trim_room = [](auto& v) {
     if (v.capacity() > v.size() + v.size() / 4 + 4096) v.shrink_to_fit();
   };
   trim_room(ds.labels);
-  trim_room(ds.row_ptr);
-  trim_room(ds.indices);
-  trim_room(ds.values);
+  trim_room(row_ptr);
+  trim_room(indices);
+  trim_room(values);
 }
 
 // Chunks parsed into their own arrays: copy them into ds.
 inline void merge_owned(std::vector<Chunk>& chunks, Dataset& ds, const std::vector<std::uint64_t>& row_offset,
                         const std::vector<std::uint64_t>& nnz_offset) {
+  std::vector<std::uint64_t>& row_ptr = ds.row_ptr.own();  // the reader fills owned arrays
+  std::vector<std::uint32_t>& indices = ds.indices.own();
+  std::vector<float>& values = ds.values.own();
   const std::size_t n_chunks = chunks.size();
   resize_populated(ds.labels, row_offset[n_chunks]);
-  resize_populated(ds.row_ptr, row_offset[n_chunks] + 1);
-  resize_populated(ds.indices, nnz_offset[n_chunks]);
-  resize_populated(ds.values, nnz_offset[n_chunks]);
+  resize_populated(row_ptr, row_offset[n_chunks] + 1);
+  resize_populated(indices, nnz_offset[n_chunks]);
+  resize_populated(values, nnz_offset[n_chunks]);
   tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
     Chunk& c = chunks[ci];
     const std::vector<int> to_global = global_label_ids(c, ds.classes);
     for (std::size_t r = 0; r < c.labels.size(); ++r) {
       ds.labels[row_offset[ci] + r] = c.labels[r] < 0 ? -1 : to_global[static_cast<std::size_t>(c.labels[r])];
-      ds.row_ptr[row_offset[ci] + r + 1] = nnz_offset[ci] + c.row_ends[r];
+      row_ptr[row_offset[ci] + r + 1] = nnz_offset[ci] + c.row_ends[r];
     }
-    std::copy(c.indices.data(), c.indices.data() + c.indices.size(), ds.indices.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
-    std::copy(c.values.data(), c.values.data() + c.values.size(), ds.values.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
+    std::copy(c.indices.data(), c.indices.data() + c.indices.size(), indices.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
+    std::copy(c.values.data(), c.values.data() + c.values.size(), values.begin() + static_cast<std::ptrdiff_t>(nnz_offset[ci]));
     c.row_ends.release();  // release memory early
     c.indices.release();
     c.values.release();

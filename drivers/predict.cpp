@@ -25,10 +25,13 @@ ModelReader reader_of(const AnyModel& model) {
 // Remove row 0 (a CSV batch's repeated first line).
 void drop_first_row(Dataset& ds) {
   const std::uint64_t n0 = ds.row_ptr[1];
-  ds.indices.erase(ds.indices.begin(), ds.indices.begin() + static_cast<std::ptrdiff_t>(n0));
-  ds.values.erase(ds.values.begin(), ds.values.begin() + static_cast<std::ptrdiff_t>(n0));
-  ds.row_ptr.erase(ds.row_ptr.begin());
-  for (auto& p : ds.row_ptr) p -= n0;
+  std::vector<std::uint32_t>& indices = ds.indices.own();
+  std::vector<float>& values = ds.values.own();
+  std::vector<std::uint64_t>& row_ptr = ds.row_ptr.own();
+  indices.erase(indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(n0));
+  values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n0));
+  row_ptr.erase(row_ptr.begin());
+  for (auto& p : row_ptr) p -= n0;
   ds.labels.erase(ds.labels.begin());
 }
 

@@ -1,7 +1,8 @@
 // The Python door (module pegasos._pegasos): a thin layer on drivers/api.hpp.
-// Rows come from numpy / scipy arrays and are copied once into the engine's
-// Dataset (CSR, float32 values, uint32 indices; explicit zeros dropped, as the
-// LIBSVM reader drops them); training and scoring run without the GIL, with
+// Rows come from numpy / scipy arrays: CSR float32/int32 arrays are borrowed
+// (no copy), anything else is copied once into the engine's Dataset (CSR,
+// float32 values, uint32 indices; explicit zeros dropped, as the LIBSVM reader
+// drops them); training and scoring run without the GIL, with
 // TBB limited to the caller's thread count. InputError / ConfigError (bad
 // data, bad settings, bad model files) become ValueError with the engine's
 // message. The estimator itself is pure Python (python/pegasos/__init__.py).
@@ -9,7 +10,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,8 +74,23 @@ Dataset dense_rows(const py::array_t<T>& x) {
   return d;
 }
 
+// Keeps the numpy arrays a Dataset borrows alive; released with the GIL held
+// (the Dataset may die in the engine, with the GIL released).
+struct Lender {
+  std::vector<py::object> arrays;
+  ~Lender() {
+    py::gil_scoped_acquire acquire;
+    arrays.clear();
+  }
+};
+
 // CSR arrays (indices sorted within rows, no duplicates: the caller's
-// canonical format); indptr as int64.
+// canonical format); indptr as int64. float32 values with int32 indices, each
+// contiguous and without explicit zeros, are borrowed (no copy: the Dataset
+// points into the arrays and keeps them alive; the engine copies them first
+// if it must change them, e.g. to normalise rows); anything else is copied
+// once into float32 / uint32, zeros dropped. The row offsets (n + 1) are
+// always copied.
 template <typename I, typename T>
 Dataset csr_rows(const py::array_t<std::int64_t>& indptr, const py::array_t<I>& indices, const py::array_t<T>& data,
                  std::size_t n_features) {
@@ -82,20 +100,46 @@ Dataset csr_rows(const py::array_t<std::int64_t>& indptr, const py::array_t<I>& 
   Dataset d;
   d.source = "X";
   d.dimension = static_cast<std::uint32_t>(n_features);
+  if (p.shape(0) < 1) throw InputError("X: indptr is empty");
   const py::ssize_t rows = p.shape(0) - 1;
+  bool zeros = false;
   for (py::ssize_t i = 0; i < rows; ++i) {
     for (std::int64_t k = p(i); k < p(i + 1); ++k) {
       const double v = static_cast<double>(val(k));
-      if (v == 0.0) continue;
+      if (v == 0.0) {
+        zeros = true;
+        continue;
+      }
       const auto j = static_cast<std::int64_t>(idx(k));
       if (j < 0 || static_cast<std::uint64_t>(j) >= n_features) {
         throw InputError("X: column index " + std::to_string(j) + " out of range in row " + std::to_string(i));
       }
       check_value(v, static_cast<std::size_t>(i), static_cast<std::size_t>(j));
-      d.indices.push_back(static_cast<std::uint32_t>(j));
-      d.values.push_back(static_cast<float>(v));
     }
-    d.row_ptr.push_back(d.values.size());
+  }
+  constexpr bool kSameLayout = std::is_same_v<T, float> && std::is_same_v<I, std::int32_t>;
+  const bool contiguous = data.strides(0) == static_cast<py::ssize_t>(sizeof(T)) &&
+                          indices.strides(0) == static_cast<py::ssize_t>(sizeof(I));
+  if (kSameLayout && contiguous && !zeros) {
+    const std::size_t first = static_cast<std::size_t>(p(0)), nnz = static_cast<std::size_t>(p(rows)) - first;
+    std::vector<std::uint64_t>& row_ptr = d.row_ptr.own();
+    row_ptr.resize(static_cast<std::size_t>(rows) + 1);
+    for (py::ssize_t i = 0; i <= rows; ++i) row_ptr[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(p(i)) - first;
+    d.indices = pegasos::Buffer<std::uint32_t>::borrow(reinterpret_cast<const std::uint32_t*>(indices.data()) + first, nnz);
+    d.values = pegasos::Buffer<float>::borrow(reinterpret_cast<const float*>(data.data()) + first, nnz);
+    auto lender = std::make_shared<Lender>();
+    lender->arrays = {indices, data};
+    d.lender = std::move(lender);
+  } else {
+    for (py::ssize_t i = 0; i < rows; ++i) {
+      for (std::int64_t k = p(i); k < p(i + 1); ++k) {
+        const double v = static_cast<double>(val(k));
+        if (v == 0.0) continue;
+        d.indices.push_back(static_cast<std::uint32_t>(idx(k)));
+        d.values.push_back(static_cast<float>(v));
+      }
+      d.row_ptr.push_back(d.values.size());
+    }
   }
   d.labels.assign(static_cast<std::size_t>(rows), -1);
   return d;
@@ -287,6 +331,8 @@ PYBIND11_MODULE(_pegasos, m) {
       .def_property_readonly("rows", &Dataset::size)
       .def_property_readonly("nnz", &Dataset::nnz)
       .def_property_readonly("dimension", [](const Dataset& d) { return d.dimension; })
+      .def_property_readonly("borrowed", [](const Dataset& d) { return d.values.borrowed() && d.indices.borrowed(); },
+                             "True when the rows point into the caller's CSR arrays (no copy).")
       .def("set_labels", &set_labels, py::arg("labels"), py::arg("classes"))
       .def("set_weights", &set_weights, py::arg("weights"),
            "Per-example weights (after set_labels): rows of weight 0 are removed, the rest scaled to mean 1.");

@@ -82,9 +82,10 @@ inline pegasos::Dataset blobs(std::size_t n, std::uint32_t d, int K, std::uint64
 // the bias feature) have one huge common direction and dual coordinate
 // ascent crawls.
 inline pegasos::Dataset ill_conditioned(pegasos::Dataset ds, double scale = 30.0, double shift = 20.0) {
+  std::vector<float>& values = ds.values.own();
   for (std::size_t i = 0; i < ds.size(); ++i) {
     for (std::uint64_t k = ds.row_ptr[i]; k < ds.row_ptr[i + 1]; ++k) {
-      if (ds.indices[k] == 0) ds.values[k] = static_cast<float>(ds.values[k] * scale + shift);
+      if (ds.indices[k] == 0) values[k] = static_cast<float>(values[k] * scale + shift);
     }
   }
   return ds;

@@ -101,11 +101,11 @@ TEST_CASE("feature maps are the same for any thread count, by seed, wherever a r
     std::vector<float> one, two;
     {
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
-      one = pegasos::fit_feature_map(s, ds, 9).map(ds).values;
+      one = pegasos::fit_feature_map(s, ds, 9).map(ds).values.own();
     }
     {
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
-      two = pegasos::fit_feature_map(s, ds, 9).map(ds).values;
+      two = pegasos::fit_feature_map(s, ds, 9).map(ds).values.own();
     }
     CHECK(one == two);
     const FeatureMap f = pegasos::fit_feature_map(s, ds, 9);

@@ -554,7 +554,7 @@ TEST_CASE("gamma auto is 1/dimension; default epochs; polynomial overflow is rep
   CHECK(m.iterations == static_cast<std::uint64_t>(kDefaultKernelEpochs * 50));
   // Degree 100 with large values overflows double: a clear error, not NaN.
   Dataset big = ds;
-  for (float& v : big.values) v *= 1000.0f;
+  for (float& v : big.values.own()) v *= 1000.0f;
   CHECK_THROWS_AS(train_kernel(big, kernel_of(KernelType::kPolynomial, 1.0, 100, 1.0), paper_settings(1e-2, 2)),
                   InputError);
 }

@@ -357,7 +357,7 @@ TEST_CASE("sdca: unscaled dense features (an ill-conditioned dual) converge, to 
   Dataset ds = fixtures::gaussian(300, 8, 21, 1.0, 0.8);
   for (std::size_t i = 0; i < ds.size(); ++i) {
     for (std::uint64_t k = ds.row_ptr[i]; k < ds.row_ptr[i + 1]; ++k) {
-      ds.values[k] = static_cast<float>(ds.values[k] * (1.0 + 6.0 * ds.indices[k]));
+      ds.values.own()[k] = static_cast<float>(ds.values[k] * (1.0 + 6.0 * ds.indices[k]));
     }
   }
   const bool weighted = GENERATE(false, true);

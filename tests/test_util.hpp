@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include "core/buffer.hpp"
 #include <system_error>
 #include <vector>
 
@@ -52,6 +53,11 @@ inline void write_gzip(const std::string& path, const std::string& text, int mem
 
 // Bit patterns, for exact comparisons of floats.
 inline std::vector<std::uint32_t> bits(const std::vector<float>& v) {
+  std::vector<std::uint32_t> out;
+  for (float x : v) out.push_back(std::bit_cast<std::uint32_t>(x));
+  return out;
+}
+inline std::vector<std::uint32_t> bits(const pegasos::Buffer<float>& v) {
   std::vector<std::uint32_t> out;
   for (float x : v) out.push_back(std::bit_cast<std::uint32_t>(x));
   return out;

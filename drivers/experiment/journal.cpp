@@ -27,10 +27,10 @@ namespace {
 constexpr int kJournalVersion = 1;
 
 template <class T>
-void hash_vector(XXH3_state_t* state, const std::vector<T>& v) {
+void hash_vector(XXH3_state_t* state, const T& v) {  // a std::vector or a Buffer
   const std::uint64_t n = v.size();
   XXH3_64bits_update(state, &n, sizeof n);
-  if (!v.empty()) XXH3_64bits_update(state, v.data(), v.size() * sizeof(T));
+  if (!v.empty()) XXH3_64bits_update(state, v.data(), v.size() * sizeof(v[0]));
 }
 
 void hash_text(XXH3_state_t* state, std::string_view s) {

@@ -70,8 +70,8 @@ Dataset subset(const Dataset& data, const std::vector<std::size_t>& rows) {
   out.labels.reserve(rows.size());
   for (std::size_t i : rows) {
     const auto b = static_cast<std::ptrdiff_t>(data.row_ptr[i]), e = static_cast<std::ptrdiff_t>(data.row_ptr[i + 1]);
-    out.indices.insert(out.indices.end(), data.indices.begin() + b, data.indices.begin() + e);
-    out.values.insert(out.values.end(), data.values.begin() + b, data.values.begin() + e);
+    out.indices.append(data.indices.begin() + b, data.indices.begin() + e);
+    out.values.append(data.values.begin() + b, data.values.begin() + e);
     out.row_ptr.push_back(out.indices.size());
     out.labels.push_back(data.labels[i]);
     if (!data.weights.empty()) out.weights.push_back(data.weights[i]);

@@ -195,7 +195,10 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _dataset(X):
-        """The engine's rows: one copy into float32 values / uint32 indices, zeros dropped."""
+        """The engine's rows. CSR with float32 values and int32 indices (and no explicit
+        zeros) is borrowed: the engine reads the arrays in place, no copy (the row
+        offsets, n + 1 of them, are converted); anything else is copied once into
+        float32 values / uint32 indices, zeros dropped."""
         if sp.issparse(X):
             X = X.tocsr()  # CSC is converted (a copy); CSR is used as it is
             if not X.has_canonical_format:

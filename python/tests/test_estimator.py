@@ -34,6 +34,42 @@ def test_sparse_and_dense_give_the_same_model(objective):
         assert model_text(pegasos.PegasosClassifier(objective=objective).fit(variant, y)) == reference
 
 
+def test_float32_int32_csr_is_borrowed_not_copied():
+    """CSR float32 values with int32 indices are trained on in place (no second
+    full-size buffer); every other layout is copied once; the caller's arrays are
+    never written, and stay alive as long as the engine's rows point into them."""
+    X, y = make_binary_data()
+    A = sp.csr_matrix(X)
+    assert A.data.dtype == np.float32 and A.indices.dtype == np.int32
+
+    def rows(M):
+        return pegasos._pegasos.dataset_from_csr(M.indptr.astype(np.int64), M.indices, M.data, M.shape[1])
+
+    assert rows(A).borrowed
+    assert not rows(sp.csr_matrix(X.astype(np.float64))).borrowed
+    wide = sp.csr_matrix(X)
+    wide.indices = wide.indices.astype(np.int64)
+    assert not rows(wide).borrowed
+    zeros = sp.csr_matrix(X)
+    zeros.data[::5] = 0.0
+    assert not rows(zeros).borrowed
+    # Normalising rows changes them: the engine copies first, the caller's data stay as they were.
+    before = A.data.copy()
+    normalized = pegasos.PegasosClassifier(settings={"normalize": "l2"}).fit(A, y)
+    np.testing.assert_array_equal(A.data, before)
+    assert model_text(normalized) == model_text(pegasos.PegasosClassifier(settings={"normalize": "l2"}).fit(X, y))
+    # The borrowed arrays outlive every Python reference but the Dataset's own.
+    clf = pegasos.PegasosClassifier().fit(X, y)
+    B = sp.csr_matrix(X)
+    ds = pegasos._pegasos.dataset_from_csr(B.indptr.astype(np.int64), B.indices.copy(), B.data.copy(), B.shape[1])
+    assert ds.borrowed
+    del B
+    import gc
+    gc.collect()
+    _ = [np.ones(len(before)) for _ in range(50)]  # reuse freed memory, were it freed
+    np.testing.assert_array_equal(clf._model.scores(ds, 0)[:, 0], clf.decision_function(X))
+
+
 def test_explicit_zeros_are_dropped():
     X, y = make_binary_data()
     A = sp.csr_matrix(X)
