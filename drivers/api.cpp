@@ -13,6 +13,7 @@
 #include "drivers/data.hpp"
 #include "drivers/fit.hpp"
 #include "drivers/registry.hpp"
+#include "drivers/text_model.hpp"
 #include "drivers/warm_start.hpp"
 #include "io/model_json.hpp"
 #include "text/options.hpp"
@@ -47,6 +48,14 @@ Dataset Model::read(const std::string& path, bool require_labels) const { return
 std::vector<double> Model::scores(const Dataset& data) const { return model_->scores(data); }
 int Model::predict_class(const double* scores) const { return model_->predict_class(scores); }
 double Model::objective(const Dataset& data) const { return model_->objective(data); }
+
+Model Model::with_featurizer(const TextFeaturizer& featurizer, const std::string& features_setting) const {
+  const nlohmann::json setting = nlohmann::json::parse(features_setting, nullptr, false);
+  if (setting.is_discarded()) throw InputError("features: the setting is not JSON: " + features_setting);
+  return wrap(attach_text_featurizer(*model_, featurizer, setting));
+}
+std::string Model::featurizer_json() const { return model_->linear ? model_->linear->features : std::string(); }
+Model Model::without_featurizer() const { return wrap(detach_text_featurizer(*model_)); }
 
 namespace {
 

@@ -19,6 +19,7 @@
 namespace pegasos {
 struct TrainConfig;
 struct AnyModel;
+class TextFeaturizer;
 }  // namespace pegasos
 
 namespace pegasos::api {
@@ -56,6 +57,16 @@ class Model {
   int predict_class(const double* scores) const;
   // The model's training objective on `data` (labels in the model's classes).
   double objective(const Dataset& data) const;
+  // Text models made from parts (drivers/text_model.hpp): this numeric linear
+  // model, trained on the rows of the fitted `featurizer`, with the featurizer
+  // inside and `features_setting` (the `features` setting as JSON text; "null"
+  // = the defaults) echoed in its settings: the model file `pegasos train`
+  // writes on raw text. Throws InputError when the parts do not fit.
+  Model with_featurizer(const TextFeaturizer& featurizer, const std::string& features_setting) const;
+  // A text model's featurizer as JSON text ("" for other models), and the
+  // numeric model within (the featurizer removed).
+  std::string featurizer_json() const;
+  Model without_featurizer() const;
   const AnyModel& any() const { return *model_; }
 
  private:

@@ -6,7 +6,8 @@
 // TBB limited to the caller's thread count. InputError / ConfigError (bad
 // data, bad settings, bad model files) become ValueError with the engine's
 // message. The estimator itself is pure Python (python/pegasos/__init__.py).
-// Raw text: the tool's featurizer (text/) on lists of str, rows out as CSR arrays.
+// Raw text: the tool's featurizer (text/) on lists of str, rows out as CSR arrays;
+// a numeric model and the featurizer it was trained on join into a text model file.
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -280,6 +281,9 @@ void bind_text(py::module_& m) {
       })
       .def_property_readonly("dimension", &TextFeaturizer::dimension)
       .def_property_readonly("needs_fit", &TextFeaturizer::needs_fit)
+      .def_property_readonly("learns_from_fit", &TextFeaturizer::learns_from_fit)
+      .def_property_readonly("options",
+                             [](const TextFeaturizer& f) { return pegasos::text_options_to_json(f.options()).dump(); })
       .def_property_readonly("vocabulary", &TextFeaturizer::vocabulary);
 }
 
@@ -292,7 +296,17 @@ void bind_model(py::module_& m) {
       .def_property_readonly("classes", &api::Model::classes)
       .def_property_readonly("outputs", &api::Model::outputs)
       .def_property_readonly("kernel", &api::Model::kernel)
-      .def_property_readonly("text", [](const api::Model& m) { return m.any().linear && !m.any().linear->features.empty(); })
+      .def_property_readonly("text", [](const api::Model& m) { return !m.featurizer_json().empty(); })
+      // Text models from parts (drivers/text_model.hpp): a numeric model and the
+      // fitted featurizer it was trained on make the file `pegasos train` writes on raw text.
+      .def("with_featurizer", &api::Model::with_featurizer, py::arg("featurizer"), py::arg("features_setting"),
+           "This numeric model with the featurizer inside; features_setting: the `features` setting as JSON text.")
+      .def("without_featurizer", &api::Model::without_featurizer, "The numeric model inside a text model.")
+      .def_property_readonly("featurizer", [](const api::Model& m) -> std::optional<std::string> {
+        std::string text = m.featurizer_json();
+        if (text.empty()) return std::nullopt;
+        return text;
+      })
       // The features a row has: a kernel-approximation model maps them to its weights' dimension.
       .def_property_readonly("dimension",
                              [](const api::Model& m) {

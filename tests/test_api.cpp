@@ -14,6 +14,7 @@
 #include "core/dataset.hpp"
 #include "drivers/api.hpp"
 #include "drivers/config.hpp"
+#include "text/featurizer.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_util.hpp"
 
@@ -129,4 +130,74 @@ TEST_CASE("objective auto on multiclass data refuses what multiclass objectives 
   CHECK_THROWS_WITH(pegasos::api::train(threshold, data), Catch::Contains("max_fpr") && Catch::Contains("3 classes"));
   const pegasos::api::Settings positive = pegasos::api::Settings::load("", {"positive_label=1"});
   CHECK_THROWS_WITH(pegasos::api::train(positive, data), Catch::Contains("positive_label"));
+}
+
+// Text models from parts (the Python door's Pipeline(TextVectorizer,
+// PegasosClassifier)): a numeric model trained in memory on a featurizer's
+// rows, joined with the featurizer, is the text model trained on the corpus.
+TEST_CASE("api::Model::with_featurizer makes the text model `train` makes on the corpus", "[api][text]") {
+  const TempDir dir("api_text");
+  std::string corpus;
+  const char* spam[] = {"cheap pills buy now", "free offer click here", "win money now", "cheap watches free"};
+  const char* ham[] = {"meeting moved to tuesday", "agenda for the project", "lunch on friday", "release notes"};
+  for (int r = 0; r < 5; ++r) {
+    for (int i = 0; i < 4; ++i) {
+      corpus += json{{"text", std::string(spam[i]) + " " + std::to_string(r)}, {"label", "spam"}}.dump() + "\n";
+      corpus += json{{"text", std::string(ham[i]) + " " + std::to_string(r)}, {"label", "ham"}}.dump() + "\n";
+    }
+  }
+  const std::string data = dir.write("train.jsonl", corpus);
+  const std::string setting = GENERATE(std::string("null"), std::string(R"({"hash_bits":12,"word_ngrams":2})"),
+                                       std::string(R"({"mode":"vocabulary","idf":false})"));
+  CAPTURE(setting);
+  const std::vector<std::string> sets{"lambda=0.01", "seed=3"};
+  std::vector<std::string> with_features = sets;
+  with_features.push_back("features=" + setting);
+  const pegasos::api::Model text = pegasos::api::train(pegasos::api::Settings::load("", with_features), data).model;
+  REQUIRE_FALSE(text.featurizer_json().empty());
+  const pegasos::TextFeaturizer featurizer =
+      pegasos::TextFeaturizer::from_json(json::parse(text.featurizer_json()), "model");
+
+  // Taken apart and joined again: the same file.
+  const pegasos::api::Model numeric = text.without_featurizer();
+  CHECK(numeric.featurizer_json().empty());
+  CHECK(numeric.with_featurizer(featurizer, setting).to_json() == text.to_json());
+
+  // Trained in memory on the featurizer's rows, without the features setting, then joined.
+  pegasos::Dataset rows = text.read(data, true);
+  const pegasos::api::Model in_memory = pegasos::api::train(pegasos::api::Settings::load("", sets), std::move(rows));
+  CHECK(in_memory.featurizer_json().empty());
+  const pegasos::api::Model joined = in_memory.with_featurizer(featurizer, setting);
+  CHECK(joined.to_json() == text.to_json());
+  CHECK(json::parse(joined.to_json())["settings"]["features"] == json::parse(setting));
+
+  // Parts that do not fit.
+  CHECK_THROWS_WITH(text.with_featurizer(featurizer, setting), Catch::Contains("holds a text featurizer already"));
+  CHECK_THROWS_WITH(in_memory.with_featurizer(featurizer, R"({"lowercase":false})"),
+                    Catch::Contains("not the text featurizer's options"));
+  CHECK_THROWS_WITH(in_memory.with_featurizer(featurizer, "{oops"), Catch::Contains("not JSON"));
+  CHECK_THROWS_WITH(in_memory.with_featurizer(featurizer, R"({"hash_bit":12})"), Catch::Contains("hash_bit"));
+  CHECK_THROWS_WITH(in_memory.with_featurizer(pegasos::TextFeaturizer(featurizer.options()), setting),
+                    Catch::Contains("not fitted"));  // idf or a vocabulary to learn
+  pegasos::TextOptions other_options;
+  other_options.hash_bits = featurizer.dimension() == 4096 ? 13 : 12;
+  other_options.idf = false;
+  const pegasos::TextFeaturizer other(other_options);  // hashing without idf: nothing to fit
+  CHECK_THROWS_WITH(in_memory.with_featurizer(other, "null"), Catch::Contains("not trained on this featurizer's rows"));
+}
+
+TEST_CASE("api::Model::with_featurizer refuses kernel models and numeric reader settings", "[api][text]") {
+  pegasos::TextOptions options;
+  options.hash_bits = 3;
+  options.idf = false;
+  options.keep_terms = false;
+  const pegasos::TextFeaturizer featurizer(options);  // 8 buckets, nothing to fit
+  pegasos::Dataset rows = fixtures::gaussian(60, 8, 4, 0.7);
+  const auto libsvm = pegasos::api::Settings::load("", {"lambda=0.01", "format=libsvm"});
+  const pegasos::api::Model numeric = pegasos::api::train(libsvm, rows);
+  CHECK_THROWS_WITH(numeric.with_featurizer(featurizer, R"({"hash_bits":3,"idf":false,"keep_terms":false})"),
+                    Catch::Contains("format") && Catch::Contains("libsvm"));
+  const auto kernel = pegasos::api::Settings::load("", {"objective=kernel_hinge", "lambda=0.01"});
+  const pegasos::api::Model kernel_model = pegasos::api::train(kernel, std::move(rows));
+  CHECK_THROWS_WITH(kernel_model.with_featurizer(featurizer, "null"), Catch::Contains("kernel model"));
 }

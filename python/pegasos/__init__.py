@@ -9,6 +9,13 @@ pegasos._pegasos on drivers/api.hpp); nothing here shells out to the binary.
     clf.save("model.json")                            # the CLI's model file
     load("model.json").predict(X_test)                # also models from `pegasos train`
 
+Raw text: a fitted Pipeline(TextVectorizer, PegasosClassifier) saves as the CLI's text
+model file (featurizer inside), and a text model file loads as such a pipeline:
+
+    pipe = make_pipeline(TextVectorizer(), PegasosClassifier()).fit(docs, labels)
+    pegasos.save(pipe, "spam.json")                   # `pegasos predict spam.json mail.jsonl`
+    pegasos.load("spam.json").predict(docs)           # also text models from `pegasos train`
+
 Settings become the CLI's `--set KEY=VALUE` overrides, so they are validated (and
 their errors worded) exactly as `pegasos train` does it.
 """
@@ -22,6 +29,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -31,7 +39,7 @@ from . import _pegasos
 from .platt import platt_fit, platt_predict
 from .text import TextVectorizer
 
-__all__ = ["PegasosClassifier", "TextVectorizer", "load"]
+__all__ = ["PegasosClassifier", "TextVectorizer", "load", "save"]
 
 _OBJECTIVES = ("auto", "hinge", "weighted_hinge", "ova", "multiclass_hinge", "transfer")
 
@@ -456,10 +464,25 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
 
     # ---- model files and pickling -----------------------------------------------------
 
-    def save(self, path):
-        """Write the model file `pegasos predict / eval / inspect` read (labels as text)."""
+    def save(self, path, vectorizer=None):
+        """Write the model file `pegasos predict / eval / inspect` read (labels as text).
+
+        vectorizer: the fitted TextVectorizer whose rows this classifier was trained on;
+        the file is then a text model (the featurizer inside, as `pegasos train` writes
+        on raw text), which `pegasos predict` applies to raw documents."""
         check_is_fitted(self, "_model")
-        self._model.save(os.fspath(path))
+        model = self._model if vectorizer is None else self._text_model(vectorizer)
+        model.save(os.fspath(path))
+
+    def _text_model(self, vectorizer):
+        """The engine's text model: this numeric model with the vectorizer's featurizer inside
+        and its parameters echoed as the `features` setting (null when all are defaults, as
+        `pegasos train` echoes a run without the setting)."""
+        if not isinstance(vectorizer, TextVectorizer):
+            raise TypeError("vectorizer: expected a fitted pegasos.TextVectorizer, got %s" % type(vectorizer).__name__)
+        check_is_fitted(vectorizer, "_featurizer")
+        setting = vectorizer.features_setting()
+        return self._model.with_featurizer(vectorizer._featurizer, json.dumps(setting if setting else None))
 
     def __getstate__(self):
         state = dict(super().__getstate__())  # Python 3.11's object.__getstate__ returns __dict__ itself
@@ -475,14 +498,30 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             self._model = _pegasos.Model.parse(text, "<pickled model>")
 
 
-def load(path):
-    """A PegasosClassifier from a model file (written by `pegasos train` or save()).
+def save(estimator, path):
+    """Write a fitted estimator's model file, the one `pegasos predict / eval / inspect` read.
 
-    classes_ are the file's labels as text (str); a model trained on raw text cannot
-    predict numeric rows."""
-    model = _pegasos.Model.load(os.fspath(path))
-    if model.kernel:
-        raise ValueError("%s: a kernel model; the Python package handles linear models only" % path)
+    estimator: a PegasosClassifier (its model file, as estimator.save(path)), or a Pipeline
+    of exactly [TextVectorizer, PegasosClassifier]: a text model file, the featurizer
+    inside, which `pegasos train` would write on the same documents with the same
+    settings; `pegasos predict` applies it to raw text (README § Python)."""
+    if isinstance(estimator, PegasosClassifier):
+        estimator.save(path)
+        return
+    if isinstance(estimator, Pipeline):
+        steps = [step for _, step in estimator.steps]
+        if len(steps) != 2 or not isinstance(steps[0], TextVectorizer) or not isinstance(steps[1], PegasosClassifier):
+            raise TypeError("pegasos.save: a Pipeline makes a text model file when its steps are exactly "
+                            "[TextVectorizer, PegasosClassifier]; got [%s]"
+                            % ", ".join(type(step).__name__ for step in steps))
+        steps[1].save(path, vectorizer=steps[0])
+        return
+    raise TypeError("pegasos.save: expected a fitted PegasosClassifier or Pipeline(TextVectorizer, "
+                    "PegasosClassifier), got %s" % type(estimator).__name__)
+
+
+def _classifier(model):
+    """A fitted PegasosClassifier around a numeric linear engine model."""
     document = json.loads(model.to_json())
     settings = document.get("settings", {})
     calibration = document.get("calibration")
@@ -496,3 +535,21 @@ def load(path):
     if document.get("threshold") is not None:
         clf._threshold = float(document["threshold"]["score"])
     return clf
+
+
+def load(path):
+    """The estimator of a model file (written by `pegasos train`, save() or pegasos.save).
+
+    A numeric model: a fitted PegasosClassifier. A text model (trained on raw text; the
+    featurizer inside): a fitted Pipeline(TextVectorizer, PegasosClassifier) whose
+    predict / decision_function take raw documents (str) and give what `pegasos predict`
+    gives; its steps are the featurizer (parameters: the model's `features` options) and
+    the classifier on the featurizer's rows. classes_ are the file's labels as text (str)."""
+    model = _pegasos.Model.load(os.fspath(path))
+    if model.kernel:
+        raise ValueError("%s: a kernel model; the Python package handles linear models only" % path)
+    featurizer = model.featurizer
+    if featurizer is None:
+        return _classifier(model)
+    vectorizer = TextVectorizer._fitted(_pegasos.TextFeaturizer.from_json(featurizer))
+    return make_pipeline(vectorizer, _classifier(model.without_featurizer()))

@@ -1,13 +1,18 @@
 """TextVectorizer: the pegasos tool's raw-text featurisation (tokenizer, n-grams,
 hashing or vocabulary, tf-idf; README § Raw text) as a scikit-learn transformer.
 
+    import pegasos
     from pegasos import TextVectorizer, PegasosClassifier
     from sklearn.pipeline import make_pipeline
     clf = make_pipeline(TextVectorizer(), PegasosClassifier()).fit(docs, labels)
+    pegasos.save(clf, "m.json")      # a text model file: `pegasos predict m.json mail.jsonl`
+    pegasos.load("m.json")           # back as Pipeline(TextVectorizer, PegasosClassifier)
 
 The rows are those `pegasos featurize --set features={...}` writes for the same
-documents (tested). A model trained on them is a numeric model: the CLI's own text
-models (features stored inside the model file) are made by `pegasos train`.
+documents (tested). The classifier on its own is a numeric model; saved with its
+vectorizer (pegasos.save on the pipeline, or clf.save(path, vectorizer=vec)) it is the
+text model file `pegasos train` writes on the same documents with the same settings,
+featurizer inside (README § Python).
 """
 import json
 
@@ -78,10 +83,25 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
 
     def fit(self, raw_documents, y=None):
         featurizer = _pegasos.TextFeaturizer(json.dumps(self.features_setting()))
-        featurizer.fit(_documents(raw_documents))
+        docs = _documents(raw_documents)
+        if featurizer.learns_from_fit:
+            featurizer.fit(docs)
+        elif not docs:  # hashing without idf or keep_terms learns nothing (as `pegasos train`, no fit)
+            raise ValueError("text featurizer: no documents to fit")
+        self._set_featurizer(featurizer)
+        return self
+
+    def _set_featurizer(self, featurizer):
         self._featurizer = featurizer
         self.n_features_out_ = featurizer.dimension
-        return self
+
+    @classmethod
+    def _fitted(cls, featurizer):
+        """A fitted TextVectorizer around an engine featurizer (a text model's), its
+        parameters the featurizer's options."""
+        vectorizer = cls(**json.loads(featurizer.options))
+        vectorizer._set_featurizer(featurizer)
+        return vectorizer
 
     def transform(self, raw_documents):
         check_is_fitted(self, "_featurizer")
