@@ -103,44 +103,54 @@ Dataset csr_rows(const py::array_t<std::int64_t>& indptr, const py::array_t<I>& 
   d.dimension = static_cast<std::uint32_t>(n_features);
   if (p.shape(0) < 1) throw InputError("X: indptr is empty");
   const py::ssize_t rows = p.shape(0) - 1;
-  bool zeros = false;
-  for (py::ssize_t i = 0; i < rows; ++i) {
-    for (std::int64_t k = p(i); k < p(i + 1); ++k) {
-      const double v = static_cast<double>(val(k));
-      if (v == 0.0) {
-        zeros = true;
-        continue;
-      }
-      const auto j = static_cast<std::int64_t>(idx(k));
-      if (j < 0 || static_cast<std::uint64_t>(j) >= n_features) {
-        throw InputError("X: column index " + std::to_string(j) + " out of range in row " + std::to_string(i));
-      }
-      check_value(v, static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+  auto check = [&](py::ssize_t i, std::int64_t k, double v) {
+    const auto j = static_cast<std::int64_t>(idx(k));
+    if (j < 0 || static_cast<std::uint64_t>(j) >= n_features) {
+      throw InputError("X: column index " + std::to_string(j) + " out of range in row " + std::to_string(i));
     }
-  }
+    check_value(v, static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+  };
   constexpr bool kSameLayout = std::is_same_v<T, float> && std::is_same_v<I, std::int32_t>;
-  const bool contiguous = data.strides(0) == static_cast<py::ssize_t>(sizeof(T)) &&
-                          indices.strides(0) == static_cast<py::ssize_t>(sizeof(I));
-  if (kSameLayout && contiguous && !zeros) {
-    const std::size_t first = static_cast<std::size_t>(p(0)), nnz = static_cast<std::size_t>(p(rows)) - first;
-    std::vector<std::uint64_t>& row_ptr = d.row_ptr.own();
-    row_ptr.resize(static_cast<std::size_t>(rows) + 1);
-    for (py::ssize_t i = 0; i <= rows; ++i) row_ptr[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(p(i)) - first;
-    d.indices = pegasos::Buffer<std::uint32_t>::borrow(reinterpret_cast<const std::uint32_t*>(indices.data()) + first, nnz);
-    d.values = pegasos::Buffer<float>::borrow(reinterpret_cast<const float*>(data.data()) + first, nnz);
-    auto lender = std::make_shared<Lender>();
-    lender->arrays = {indices, data};
-    d.lender = std::move(lender);
-  } else {
+  if (kSameLayout && data.strides(0) == static_cast<py::ssize_t>(sizeof(T)) &&
+      indices.strides(0) == static_cast<py::ssize_t>(sizeof(I))) {
+    bool zeros = false;
     for (py::ssize_t i = 0; i < rows; ++i) {
       for (std::int64_t k = p(i); k < p(i + 1); ++k) {
         const double v = static_cast<double>(val(k));
-        if (v == 0.0) continue;
-        d.indices.push_back(static_cast<std::uint32_t>(idx(k)));
-        d.values.push_back(static_cast<float>(v));
+        if (v == 0.0) zeros = true;
+        else check(i, k, v);
       }
-      d.row_ptr.push_back(d.values.size());
     }
+    if (!zeros) {  // borrowed: the Dataset points into the arrays
+      const std::size_t first = static_cast<std::size_t>(p(0)), nnz = static_cast<std::size_t>(p(rows)) - first;
+      std::vector<std::uint64_t>& row_ptr = d.row_ptr.own();
+      row_ptr.resize(static_cast<std::size_t>(rows) + 1);
+      for (py::ssize_t i = 0; i <= rows; ++i) row_ptr[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(p(i)) - first;
+      d.indices = pegasos::Buffer<std::uint32_t>::borrow(reinterpret_cast<const std::uint32_t*>(indices.data()) + first, nnz);
+      d.values = pegasos::Buffer<float>::borrow(reinterpret_cast<const float*>(data.data()) + first, nnz);
+      auto lender = std::make_shared<Lender>();
+      lender->arrays = {indices, data};
+      d.lender = std::move(lender);
+      d.labels.assign(static_cast<std::size_t>(rows), -1);
+      return d;
+    }
+  }
+  // Copied (checked on the way), explicit zeros dropped.
+  std::vector<std::uint64_t>& row_ptr = d.row_ptr.own();
+  std::vector<std::uint32_t>& out_indices = d.indices.own();
+  std::vector<float>& out_values = d.values.own();
+  row_ptr.reserve(static_cast<std::size_t>(rows) + 1);
+  out_indices.reserve(static_cast<std::size_t>(p(rows) - p(0)));
+  out_values.reserve(static_cast<std::size_t>(p(rows) - p(0)));
+  for (py::ssize_t i = 0; i < rows; ++i) {
+    for (std::int64_t k = p(i); k < p(i + 1); ++k) {
+      const double v = static_cast<double>(val(k));
+      if (v == 0.0) continue;
+      check(i, k, v);
+      out_indices.push_back(static_cast<std::uint32_t>(idx(k)));
+      out_values.push_back(static_cast<float>(v));
+    }
+    row_ptr.push_back(out_values.size());
   }
   d.labels.assign(static_cast<std::size_t>(rows), -1);
   return d;
