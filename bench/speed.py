@@ -24,33 +24,19 @@ is: pegasos default, then tolerance=1e-4; LIBLINEAR -e 0.1, then 0.01, 0.001.
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_bench import run as timed  # noqa: E402  (wall s, CPU s of the child, output)
 from run_bench import grab, liblinear_weights, pegasos_weights  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ("a9a_x24.svm", "rcv1_like.svm")
 LAMBDA = 1e-4
 WITHIN = 1e-3
-
-
-def timed(cmd):
-    """Run cmd once; (wall s, user+sys s of the child, output)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode:
-        raise RuntimeError("exit %d: %s\n%s" % (p.returncode, " ".join(cmd), p.stdout[-2000:]))
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, p.stdout
 
 
 def best_of(cmd, repeats):

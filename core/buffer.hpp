@@ -106,7 +106,8 @@ class Buffer {
   void assign(std::size_t n, const T& v) { *this = std::vector<T>(n, v); }
   template <typename It>
   void append(It first, It last) {
-    own().insert(owned_.end(), first, last);
+    std::vector<T>& v = own();
+    v.insert(v.end(), first, last);
   }
   void shrink_to_fit() {
     if (!lent_) owned_.shrink_to_fit();

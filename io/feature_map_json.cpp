@@ -1,6 +1,5 @@
 #include "io/feature_map_json.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -8,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "io/json_checks.hpp"
+#include "io/json_numbers.hpp"
 
 namespace pegasos {
 namespace {
@@ -19,22 +19,12 @@ using json_checks::bad;
   throw ConfigError(origin + ": kernel_approximation" + key + ": " + what);
 }
 
-template <class T>
-void append_number(std::string& out, T v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
+using json_numbers::append_number;
 
+// A JSON array of the values, ten to a line.
 template <class T>
 void append_array(std::string& out, const std::vector<T>& values) {
-  constexpr std::size_t kPerLine = 10;
-  out += '[';
-  for (std::size_t e = 0; e < values.size(); ++e) {
-    if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
-    append_number(out, values[e]);
-  }
-  out += ']';
+  json_numbers::append_array(out, values.size(), [&](std::size_t e) { return values[e]; });
 }
 
 const json& field(const json& j, const char* key, const std::string& name) {

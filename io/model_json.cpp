@@ -1,6 +1,5 @@
 #include "io/model_json.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -12,12 +11,14 @@
 #include "io/duals_json.hpp"
 #include "io/feature_map_json.hpp"
 #include "io/json_checks.hpp"
+#include "io/json_numbers.hpp"
 #include "io/model_sections_json.hpp"
 
 namespace pegasos {
 namespace {
 
 using nlohmann::json;
+using json_numbers::append_array;
 
 // Store an output's weights sparsely when at most this fraction is non-zero
 // (text models: a few thousand of 2^20 buckets).
@@ -48,31 +49,6 @@ void check_string_fields(const json& o, const std::string& key, std::initializer
       bad(name, "/" + key + "/" + f, "expected a string, found " + std::string(it->type_name()));
     }
   }
-}
-
-}  // namespace
-
-namespace {
-
-// Appends a number as JSON: the shortest text that reads back to the same
-// double (std::to_chars), so a model file round-trips bit for bit.
-template <class T>
-void append_number(std::string& out, T v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
-
-// A JSON array of numbers, kPerLine to a line.
-template <class Get>
-void append_array(std::string& out, std::size_t count, Get&& get) {
-  constexpr std::size_t kPerLine = 10;
-  out += '[';
-  for (std::size_t e = 0; e < count; ++e) {
-    if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
-    append_number(out, get(e));
-  }
-  out += ']';
 }
 
 }  // namespace

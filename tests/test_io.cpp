@@ -145,6 +145,16 @@ Csr brute_force_libsvm(const std::string& text) {
   return out;
 }
 
+// The reader's arrays equal the brute-force parse's, bit for bit.
+void require_brute_force_rows(const Dataset& ds, const Csr& ref) {
+  REQUIRE(ds.size() == ref.labels.size());
+  REQUIRE(ds.row_ptr == ref.row_ptr);
+  REQUIRE(ds.indices == ref.indices);
+  REQUIRE(bits(ds.values) == bits(ref.values));
+  REQUIRE(row_labels(ds) == ref.labels);
+  REQUIRE(ds.dimension == ref.dimension);
+}
+
 // About `min_bytes` of LIBSVM text with comments, blank lines, CRLF, qid
 // tokens, explicit zeros, '+' signs, exponents and several spellings of the
 // labels. Returns the lines (without terminators) and the full text.
@@ -627,12 +637,7 @@ TEST_CASE("libsvm: a multi-chunk parse equals a line-by-line brute-force parse",
   REQUIRE(text.size() > (std::size_t{10} << 20));
   const Dataset ds = libsvm(text);
   const Csr ref = brute_force_libsvm(text);
-  REQUIRE(ds.size() == ref.labels.size());
-  REQUIRE(ds.row_ptr == ref.row_ptr);
-  REQUIRE(ds.indices == ref.indices);
-  REQUIRE(bits(ds.values) == bits(ref.values));
-  REQUIRE(row_labels(ds) == ref.labels);
-  REQUIRE(ds.dimension == ref.dimension);
+  require_brute_force_rows(ds, ref);
   REQUIRE(ds.classes == std::vector<std::string>{"-1", "1"});
 
   // The same bytes read from a file (memory-mapped) give the same arrays.
@@ -673,12 +678,7 @@ TEST_CASE("libsvm: rows parsed in place equal a brute-force parse wherever the b
   for (const std::string& text : {clean, dirty + clean, clean + dirty, dirty + clean + dirty + clean.substr(0, clean.find('\n', 77))}) {
     const Dataset ds = libsvm(text);
     const Csr ref = brute_force_libsvm(text);
-    REQUIRE(ds.size() == ref.labels.size());
-    REQUIRE(ds.row_ptr == ref.row_ptr);
-    REQUIRE(ds.indices == ref.indices);
-    REQUIRE(bits(ds.values) == bits(ref.values));
-    REQUIRE(row_labels(ds) == ref.labels);
-    REQUIRE(ds.dimension == ref.dimension);
+    require_brute_force_rows(ds, ref);
     ReadOptions general;
     general.libsvm_fast_path = false;
     require_same_data(pegasos::parse_libsvm(text, "t.svm", general), ds);
@@ -691,10 +691,7 @@ TEST_CASE("libsvm: text of explicit zeros leaves no unused room in the Dataset",
   std::string text;
   while (text.size() < (std::size_t{9} << 20)) text += "1 1:0 2:0 3:0 4:0 5:-0 6:0.0 7:0 8:0 9:0 10:2.5\n-1 3:0 4:1\n";
   const Dataset ds = libsvm(text);
-  const Csr ref = brute_force_libsvm(text);
-  REQUIRE(ds.row_ptr == ref.row_ptr);
-  REQUIRE(ds.indices == ref.indices);
-  REQUIRE(bits(ds.values) == bits(ref.values));
+  require_brute_force_rows(ds, brute_force_libsvm(text));
   CHECK(ds.indices.capacity() <= ds.indices.size() + ds.indices.size() / 4 + 4096);
   CHECK(ds.values.capacity() <= ds.values.size() + ds.values.size() / 4 + 4096);
 }
