@@ -16,10 +16,9 @@
 #include <cmath>
 #include <cstring>
 
-#include <tbb/parallel_for.h>
-
 #include "core/errors.hpp"
 #include "core/input_stream.hpp"
+#include "core/parallel.hpp"
 #include "core/parse_chunks.hpp"
 
 namespace pegasos {
@@ -296,13 +295,13 @@ void Dataset::append_row(std::span<const std::uint32_t> idx, std::span<const flo
 
 void Dataset::normalize_rows() {
   std::vector<float>& values = this->values.own();  // never the lender's memory
-  tbb::parallel_for(std::size_t{0}, size(), [&](std::size_t i) {
+  parallel_for_index(size(), [&](std::size_t i) {
     double sq = 0.0;
     for (std::uint64_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) sq += static_cast<double>(values[e]) * values[e];
     if (sq == 0.0) return;
     const double inv = 1.0 / std::sqrt(sq);
     for (std::uint64_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) values[e] = static_cast<float>(values[e] * inv);
-  });
+  }, kSerialRows);
 }
 
 void normalize_sample_weights(Dataset& data) {

@@ -12,8 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include <tbb/parallel_for.h>
-
+#include "core/parallel.hpp"
 #include "core/solver.hpp"
 #include "core/random.hpp"
 
@@ -31,13 +30,15 @@ TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSetti
   std::vector<TrainResult> per_class(K);
   std::vector<EngineSettings> per_settings(K, settings);
   for (std::size_t k = 0; k < K; ++k) per_settings[k].seed = derive_seed(settings.seed, k);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, K, 1), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t k = r.begin(); k != r.end(); ++k) {
-      per_class[k] = train_with_solver(data, make_objective(static_cast<int>(k)), per_settings[k], {},
-                                       warm.empty() ? nullptr : &warm[k]);
-      if (on_class_done) on_class_done(static_cast<int>(k), per_class[k]);
-    }
-  });
+  // Tiny problems (a pass over every class reads fewer than kInlineWork
+  // non-zeros: a few hundred rows) train the classes one after another, as
+  // starting TBB's threads costs more than their whole training.
+  constexpr std::uint64_t kInlineWork = 32768;
+  parallel_for_index(K, [&](std::size_t k) {
+    per_class[k] = train_with_solver(data, make_objective(static_cast<int>(k)), per_settings[k], {},
+                                     warm.empty() ? nullptr : &warm[k]);
+    if (on_class_done) on_class_done(static_cast<int>(k), per_class[k]);
+  }, data.nnz() * K <= kInlineWork ? K : 1);
 
   TrainResult out;
   out.dimension = data.dimension;

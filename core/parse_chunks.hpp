@@ -23,6 +23,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "core/parallel.hpp"
+
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
 
@@ -287,7 +289,7 @@ inline void place_chunks(std::string_view text, const std::vector<std::size_t>& 
   const std::size_t n_chunks = chunks.size();
   row_cap.assign(n_chunks + 1, 0);
   nnz_cap.assign(n_chunks + 1, 0);
-  tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
+  parallel_for_index(n_chunks, [&](std::size_t ci) {
     const auto [colons, newlines] = count_colons_newlines(text.data() + bounds[ci], text.data() + bounds[ci + 1]);
     row_cap[ci + 1] = newlines + 1;
     nnz_cap[ci + 1] = colons;
@@ -314,7 +316,7 @@ inline void place_chunks(std::string_view text, const std::vector<std::size_t>& 
 template <class LineParser>
 void parse_all(std::string_view text, const std::vector<std::size_t>& bounds, std::vector<Chunk>& chunks,
                LineParser& parse_line) {
-  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t ci) {
+  parallel_for_index(chunks.size(), [&](std::size_t ci) {
     Chunk& c = chunks[ci];
     const char* p = text.data() + bounds[ci];
     const char* stop = text.data() + bounds[ci + 1];
@@ -370,7 +372,7 @@ inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vec
                    rows * sizeof(std::uint64_t));
     }
   }
-  tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
+  parallel_for_index(n_chunks, [&](std::size_t ci) {
     const std::vector<int> to_global = global_label_ids(chunks[ci], ds.classes);
     for (std::size_t r = row_offset[ci]; r < row_offset[ci + 1]; ++r) {
       if (ds.labels[r] >= 0) ds.labels[r] = to_global[static_cast<std::size_t>(ds.labels[r])];
@@ -403,7 +405,7 @@ inline void merge_owned(std::vector<Chunk>& chunks, Dataset& ds, const std::vect
   resize_populated(row_ptr, row_offset[n_chunks] + 1);
   resize_populated(indices, nnz_offset[n_chunks]);
   resize_populated(values, nnz_offset[n_chunks]);
-  tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
+  parallel_for_index(n_chunks, [&](std::size_t ci) {
     Chunk& c = chunks[ci];
     const std::vector<int> to_global = global_label_ids(c, ds.classes);
     for (std::size_t r = 0; r < c.labels.size(); ++r) {

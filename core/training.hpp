@@ -12,11 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <tbb/parallel_for.h>
-#include <tbb/blocked_range.h>
-
 #include "core/dataset.hpp"
 #include "core/objective.hpp"
+#include "core/parallel.hpp"
 
 namespace pegasos {
 
@@ -227,7 +225,7 @@ double mean_loss(const Dataset& data, const O& objective, const std::vector<doub
   // The weights' own dimension: data read for a model may have more features
   // (ignored, as in prediction).
   const auto dimension = static_cast<std::uint32_t>(weights.size() / K);
-  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+  parallel_for_index(blocks, [&](std::size_t b) {
     std::vector<double> scores(K);
     double sum = 0.0;
     for (std::size_t r = b * kBlock; r < std::min(n, (b + 1) * kBlock); ++r) {

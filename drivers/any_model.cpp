@@ -1,11 +1,10 @@
 #include "drivers/any_model.hpp"
 
+#include <algorithm>
 #include <chrono>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include "core/output_file.hpp"
+#include "core/parallel.hpp"
 #include "core/errors.hpp"
 #include "core/random.hpp"
 #include "io/json_checks.hpp"
@@ -59,8 +58,9 @@ std::vector<double> AnyModel::scores(const Dataset& input) const {
   const Dataset& data = mapped ? *mapped : input;
   const std::size_t K = static_cast<std::size_t>(linear->outputs);
   std::vector<double> out(data.size() * K);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, data.size(), 1024), [&](const auto& range) {
-    for (std::size_t i = range.begin(); i != range.end(); ++i) linear->scores(data.row(i), &out[i * K]);
+  constexpr std::size_t kRows = 1024;  // rows a task
+  parallel_for_index((data.size() + kRows - 1) / kRows, [&](std::size_t b) {
+    for (std::size_t i = b * kRows; i < std::min(data.size(), (b + 1) * kRows); ++i) linear->scores(data.row(i), &out[i * K]);
   });
   return out;
 }

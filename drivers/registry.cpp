@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/parallel.hpp"
 #include "core/ova_trainer.hpp"
 #include "drivers/duals.hpp"
 #include "drivers/warm_start.hpp"
@@ -166,14 +167,14 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
   check_source_model(config, source, train);  // again: callers of train_model may not have checked
   // o_i = w_R·x_i once per example; w_R is zero where the source never saw a feature.
   std::vector<double> offset(train.size());
-  tbb::parallel_for(std::size_t{0}, train.size(), [&](std::size_t i) {
+  parallel_for_index(train.size(), [&](std::size_t i) {
     const RowView x = train.row(i);
     double s = 0.0;
     for (std::uint32_t j = 0; j < x.nnz; ++j) {
       if (x.indices[j] < source.dimension) s += static_cast<double>(x.values[j]) * source.weights[x.indices[j]];
     }
     offset[i] = s;
-  });
+  }, kSerialRows);
   double source_loss = 0.0;
   for (std::size_t i = 0; i < train.size(); ++i) {
     const double y = train.labels[i] == 1 ? 1.0 : -1.0;
