@@ -467,13 +467,14 @@ class BinarySdca {
     const std::size_t unknowns = dim_ + (feature_bias_ ? 1 : 0);
     const InteriorPointResult ipm =
         solve_interior_point(binary_interior_point_problem(data_, B_, lambda_n_, signed_cost_, offset_),
-                             s_.tolerance / 4, InteriorPointGate::kIterations);
+                             s_.tolerance / 4, InteriorPointGate::kMaxIterations);
     t_ += std::min<std::uint64_t>(InteriorPointGate::visits_charged(data_, 1, unknowns, ipm.iterations), T_ - t_);
     if (!(lambda_ * ipm.dual > checks_.dual)) return HandOver::kNone;
     std::vector<double> from(n_);
     for (std::size_t i = 0; i < n_; ++i) from[i] = lambda_n_ * ipm.alpha[2 * i];
     load_alpha(from);
     checks_.w_sq_at = ExactChecks::kNotSummed;
+    primal();  // w(α) offered as the best checked point: a run that ends at its cap returns the best
     activate_all();  // α moved: shrinking starts over
     return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, lambda_ * ipm.primal,
                        lambda_ * ipm.dual, [&] { return primal(); }, [&] { return dual(); }, w_, bias_, result_,

@@ -463,7 +463,7 @@ class MulticlassSdca {
   HandOver interior_point(int& epoch) {
     checks_.interior.tried = true;
     const InteriorPointResult ipm = solve_interior_point(crammer_singer_interior_point_problem(data_, B_, K_, cap_),
-                                                         s_.tolerance / 4, InteriorPointGate::kIterations);
+                                                         s_.tolerance / 4, InteriorPointGate::kMaxIterations);
     t_ += std::min<std::uint64_t>(InteriorPointGate::visits_charged(data_, K_, rows_ * K_, ipm.iterations), T_ - t_);
     if (!(lambda_ * ipm.dual > checks_.dual)) return HandOver::kNone;
     std::vector<double> from(n_ * K_);
@@ -478,6 +478,7 @@ class MulticlassSdca {
       from[i * K_ + y] = sum;  // ≤ cap: Σ_j α_ij = cap with α_iy ≥ 0
     }
     load_alpha(from);
+    primal_checked();  // w(α) offered as the best checked point: a run that ends at its cap returns the best
     active_.resize(n_);  // α moved: shrinking starts over
     std::iota(active_.begin(), active_.end(), 0u);
     sets_.activate_all();
