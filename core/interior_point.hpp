@@ -405,7 +405,7 @@ class InteriorPointSolver {
     for (std::size_t e = 0; e < N_; ++e) rc_[e] = alpha_[e] * s_[e] + da_[e] * ds_[e] - sigma * mu;
     direction();
     double tau = std::min(1.0, 0.99 * max_step());
-    const double target = sigma * mu;
+    const double target = sigma * mu, lo = kBetaMin * target, hi = kBetaMax * target;  // the products' band
     for (int c = 0; c < kCorrectors && tau < 1.0; ++c) {
       const double trial = std::min(1.0, 1.5 * tau + 0.1);
       saved_rc_ = rc_;
@@ -416,7 +416,6 @@ class InteriorPointSolver {
       for (std::size_t e = 0; e < N_; ++e) {
         if (!live(e / J_)) continue;
         const double v = (alpha_[e] + trial * da_[e]) * (s_[e] + trial * ds_[e]);
-        const double lo = kBetaMin * target, hi = kBetaMax * target;
         // The complementarity right-hand side moves by the distance to the
         // band (a large product is pulled down by at most βmax·σμ).
         rc_[e] -= v < lo ? lo - v : (v > hi ? std::max(hi - v, -hi) : 0.0);

@@ -23,10 +23,9 @@
 
 #include <tbb/parallel_for.h>
 
-#include "core/parallel.hpp"
-
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
+#include "core/parallel.hpp"
 
 namespace pegasos::reader_detail {
 

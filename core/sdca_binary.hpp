@@ -474,10 +474,12 @@ class BinarySdca {
     for (std::size_t i = 0; i < n_; ++i) from[i] = lambda_n_ * ipm.alpha[2 * i];
     load_alpha(from);
     checks_.w_sq_at = ExactChecks::kNotSummed;
-    primal();  // w(α) offered as the best checked point: a run that ends at its cap returns the best
+    // w(α) is offered as the best checked point (a run that ends at its cap
+    // returns the best), and the check below reuses its primal.
+    const double p = primal();
     activate_all();  // α moved: shrinking starts over
     return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, lambda_ * ipm.primal,
-                       lambda_ * ipm.dual, [&] { return primal(); }, [&] { return dual(); }, w_, bias_, result_,
+                       lambda_ * ipm.dual, [&] { return p; }, [&] { return dual(); }, w_, bias_, result_,
                        on_epoch_)
                ? HandOver::kStop
                : HandOver::kDone;

@@ -478,13 +478,15 @@ class MulticlassSdca {
       from[i * K_ + y] = sum;  // ≤ cap: Σ_j α_ij = cap with α_iy ≥ 0
     }
     load_alpha(from);
-    primal_checked();  // w(α) offered as the best checked point: a run that ends at its cap returns the best
+    // w(α) is offered as the best checked point (a run that ends at its cap
+    // returns the best), and the check below reuses its primal.
+    const double p = primal_checked();
     active_.resize(n_);  // α moved: shrinking starts over
     std::iota(active_.begin(), active_.end(), 0u);
     sets_.activate_all();
     shrink_margin_ = std::numeric_limits<double>::infinity();
     const bool stop = end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, lambda_ * ipm.primal,
-                                  lambda_ * ipm.dual, [&] { return primal_checked(); },
+                                  lambda_ * ipm.dual, [&] { return p; },
                                   [&] { return dual_checked(); }, w_out_, bias_, result_, on_epoch_);
     checks_.fresh = false;
     return stop ? HandOver::kStop : HandOver::kDone;

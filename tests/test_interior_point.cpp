@@ -53,6 +53,19 @@ Recomputed recompute_binary(const reference::Problem& p, const std::vector<doubl
   return r;
 }
 
+// The Crammer–Singer multipliers (n × K) lie on each example's simplex of
+// mass C: α ≥ 0, Σ_j α_ij = C.
+void require_on_simplices(const std::vector<double>& alpha, std::size_t n, std::size_t K, double C) {
+  for (std::size_t i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < K; ++j) {
+      REQUIRE(alpha[i * K + j] >= 0.0);
+      sum += alpha[i * K + j];
+    }
+    REQUIRE(sum == Approx(C).epsilon(1e-12));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("interior point: the binary optimum of an ill-conditioned problem, with costs and offsets", "[ipm]") {
@@ -105,15 +118,7 @@ TEST_CASE("interior point: the Crammer-Singer optimum of an ill-conditioned prob
   INFO("iterations " << r.iterations << " P " << r.primal << " D " << r.dual << " rel gap " << (r.primal - r.dual) / r.primal);
   REQUIRE(r.certified);
   CHECK(r.iterations < 60);
-  // α on each example's simplex of mass C.
-  for (std::size_t i = 0; i < n; ++i) {
-    double sum = 0.0;
-    for (std::size_t j = 0; j < K; ++j) {
-      REQUIRE(r.alpha[i * K + j] >= 0.0);
-      sum += r.alpha[i * K + j];
-    }
-    REQUIRE(sum == Approx(C).epsilon(1e-12));
-  }
+  require_on_simplices(r.alpha, n, K, C);
   // P recomputed by the reference from W = w(α) (class-major rows, bias last),
   // and D from its definition: D = Σ_{j ≠ y} α_ij − ½‖W‖².
   reference::MulticlassProblem mp;
@@ -210,12 +215,5 @@ TEST_CASE("interior point: the centrality correctors certify a 7-class problem i
   REQUIRE(r.certified);
   CHECK(r.iterations <= 20);
   CHECK(r.primal - r.dual <= 1.25e-4 * r.primal);
-  for (std::size_t i = 0; i < n; ++i) {
-    double sum = 0.0;
-    for (std::size_t j = 0; j < K; ++j) {
-      REQUIRE(r.alpha[i * K + j] >= 0.0);
-      sum += r.alpha[i * K + j];
-    }
-    REQUIRE(sum == Approx(C).epsilon(1e-12));
-  }
+  require_on_simplices(r.alpha, n, K, C);
 }
