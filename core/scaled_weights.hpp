@@ -67,7 +67,7 @@ class ScaledWeights {
 
   // Hint the cache to fetch the rows x will touch (issued one step ahead, it
   // hides the memory latency that dominates when the table is large).
-  void prefetch(const RowView& x) const {
+  [[gnu::always_inline]] void prefetch(const RowView& x) const {
     // A table this small stays in L2 anyway.
     constexpr std::size_t kCachedBytes = std::size_t{256} << 10;
     if (t_.size() * sizeof(double) <= kCachedBytes) return;

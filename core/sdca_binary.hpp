@@ -319,6 +319,7 @@ class BinarySdca {
     std::uint64_t t = t_;
     std::size_t kept = 0;
     for (std::size_t v = 0; v < pass.visits; ++v, ++t) {
+      if (v + kAhead < pass.visits) prefetch(active_[v + kAhead], active_[v + kAhead / 2]);
       const std::uint32_t i = active_[v];
       const RowView x = data_.row(i);
       double score = wb * B_;
@@ -362,6 +363,21 @@ class BinarySdca {
     t_ = t;
     pass.kept = kept;
     return pass;
+  }
+
+  // Prefetches for the visit kAhead on (its row's start and per-example
+  // values) and for the one kAhead/2 on (its row, whose start was fetched
+  // kAhead/2 visits ago). Rows are visited in a shuffled order: without
+  // them each visit waits on a cache miss per array (a9a × 24: 0.95 s ->
+  // 0.55 s for the same 4.8 passes).
+  static constexpr std::size_t kAhead = 64;
+  [[gnu::always_inline]] void prefetch(std::uint32_t far, std::uint32_t near) const {
+    prefetch_row_start(data_, far);
+    __builtin_prefetch(signed_cost_.data() + far);
+    __builtin_prefetch(sq_.data() + far);
+    __builtin_prefetch(offset_.data() + far);
+    __builtin_prefetch(alpha_.data() + far);
+    prefetch_row(data_.row(near));
   }
 
   // Free-face CG (automatic stopping only): not before kCgStart passes'

@@ -52,7 +52,7 @@ class MulticlassActiveSets {
 // Ask the cache for the weights an example's visit reads: for each of its
 // features the active classes' entries of that feature's row of W (K
 // doubles), or the whole row when many classes are active.
-inline void prefetch_class_weights(const double* W, std::size_t K, const RowView& x, const std::uint32_t* cls,
+[[gnu::always_inline]] inline void prefetch_class_weights(const double* W, std::size_t K, const RowView& x, const std::uint32_t* cls,
                                    std::size_t k) {
   constexpr std::size_t kLine = 64 / sizeof(double);
   for (std::uint32_t j = 0; j < x.nnz; ++j) {

@@ -258,15 +258,19 @@ double primal_objective(const Dataset& data, const O& objective, const EngineSet
   return s.lambda / 2 * sq + mean_loss(data, objective, w, bias);
 }
 
-// Ask the cache for a row's indices and values (non-blocking).
+// Prefetch hints (non-blocking, no effect on results). Always inlined: GCC
+// takes a function made only of prefetches for a pure one and drops the
+// calls whose result is unused, i.e. every call.
+//
 // Hint the cache to fetch where row i starts (its offsets and label), so
 // that data.row(i) a step later does not stall on them.
-inline void prefetch_row_start(const Dataset& data, std::size_t i) {
+[[gnu::always_inline]] inline void prefetch_row_start(const Dataset& data, std::size_t i) {
   __builtin_prefetch(data.row_ptr.data() + i);
   __builtin_prefetch(data.labels.data() + i);
 }
 
-inline void prefetch_row(const RowView& x) {
+// Ask the cache for a row's indices and values.
+[[gnu::always_inline]] inline void prefetch_row(const RowView& x) {
   constexpr std::size_t kLine = 64;
   const char* idx = reinterpret_cast<const char*>(x.indices);
   const char* val = reinterpret_cast<const char*>(x.values);
