@@ -1,10 +1,14 @@
 #include "drivers/duals.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
-#include <numeric>
+#include <utility>
 
+#include <tbb/parallel_sort.h>
 #include <xxhash.h>
+
+#include "core/parallel.hpp"
 
 namespace pegasos {
 namespace {
@@ -19,45 +23,61 @@ std::string_view label_of(const Dataset& data, const RowView& x) {
 }  // namespace
 
 std::uint64_t row_hash(const RowView& x, std::string_view label) {
-  XXH3_state_t* state = XXH3_createState();
-  if (state == nullptr) throw std::bad_alloc();
-  XXH3_64bits_reset_withSeed(state, kRowSeed);
+  // One call over the bytes the streaming form would feed in turn (XXH3 gives
+  // the same hash either way): length, label, nnz, indices, values.
+  thread_local std::vector<unsigned char> bytes;
   const std::uint64_t length = label.size();
-  XXH3_64bits_update(state, &length, sizeof length);
-  XXH3_64bits_update(state, label.data(), label.size());
-  XXH3_64bits_update(state, &x.nnz, sizeof x.nnz);
-  if (x.nnz > 0) {
-    XXH3_64bits_update(state, x.indices, std::size_t{x.nnz} * sizeof(std::uint32_t));
-    XXH3_64bits_update(state, x.values, std::size_t{x.nnz} * sizeof(float));
-  }
-  const std::uint64_t h = XXH3_64bits_digest(state);
-  XXH3_freeState(state);
-  return h;
+  const std::size_t n = sizeof length + label.size() + sizeof x.nnz +
+                        std::size_t{x.nnz} * (sizeof(std::uint32_t) + sizeof(float));
+  if (bytes.size() < n) bytes.resize(n);
+  unsigned char* p = bytes.data();
+  const auto put = [&p](const void* from, std::size_t size) {
+    if (size > 0) std::memcpy(p, from, size);
+    p += size;
+  };
+  put(&length, sizeof length);
+  put(label.data(), label.size());
+  put(&x.nnz, sizeof x.nnz);
+  put(x.indices, std::size_t{x.nnz} * sizeof(std::uint32_t));
+  put(x.values, std::size_t{x.nnz} * sizeof(float));
+  return XXH3_64bits_withSeed(bytes.data(), n, kRowSeed);
+}
+
+std::vector<std::uint64_t> row_hashes(const Dataset& data) {
+  std::vector<std::uint64_t> hash(data.size());
+  parallel_for_index(
+      data.size(), [&](std::size_t i) { hash[i] = row_hash(data.row(i), label_of(data, data.row(i))); }, kSerialRows);
+  return hash;
 }
 
 std::optional<StoredDuals> collect_duals(const Dataset& data, const std::vector<double>& fraction, std::size_t K,
                                          std::string& note) {
   const std::size_t n = data.size();
   if (K == 0 || fraction.size() != n * K) return std::nullopt;
-  std::vector<std::uint64_t> hash(n);
-  for (std::size_t i = 0; i < n; ++i) hash[i] = row_hash(data.row(i), label_of(data, data.row(i)));
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return hash[a] < hash[b]; });
+  const std::vector<std::uint64_t> hash = row_hashes(data);
+  // (hash, row) pairs are distinct, so their order is the one a stable sort
+  // by hash gives, whatever the sort.
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_hash(n);
+  for (std::size_t i = 0; i < n; ++i) by_hash[i] = {hash[i], i};
+  if (n <= kSerialRows) {
+    std::sort(by_hash.begin(), by_hash.end());
+  } else {
+    tbb::parallel_sort(by_hash.begin(), by_hash.end());
+  }
   StoredDuals out;
   out.outputs = static_cast<int>(K);
   std::vector<double> mean(K);
   for (std::size_t p = 0; p < n;) {
     std::size_t q = p;
     std::fill(mean.begin(), mean.end(), 0.0);
-    for (; q < n && hash[order[q]] == hash[order[p]]; ++q) {
-      for (std::size_t m = 0; m < K; ++m) mean[m] += fraction[order[q] * K + m];
+    for (; q < n && by_hash[q].first == by_hash[p].first; ++q) {
+      for (std::size_t m = 0; m < K; ++m) mean[m] += fraction[by_hash[q].second * K + m];
     }
     const double count = static_cast<double>(q - p);
     bool nonzero = false;
     for (double& v : mean) nonzero = (v /= count) != 0.0 || nonzero;
     if (nonzero) {
-      out.rows.push_back(hash[order[p]]);
+      out.rows.push_back(by_hash[p].first);
       out.alpha.insert(out.alpha.end(), mean.begin(), mean.end());
     }
     p = q;
@@ -75,8 +95,9 @@ std::vector<double> match_duals(const StoredDuals& duals, const Dataset& data, i
   const std::size_t width = k < 0 ? K : 1;
   std::vector<double> out(n * width, std::numeric_limits<double>::quiet_NaN());
   matched = 0;
+  const std::vector<std::uint64_t> hash = row_hashes(data);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t h = row_hash(data.row(i), label_of(data, data.row(i)));
+    const std::uint64_t h = hash[i];
     const auto it = std::lower_bound(duals.rows.begin(), duals.rows.end(), h);
     if (it == duals.rows.end() || *it != h) continue;
     const std::size_t e = static_cast<std::size_t>(it - duals.rows.begin());

@@ -22,6 +22,9 @@ namespace pegasos {
 // same line or document read again hashes the same on any day.
 std::uint64_t row_hash(const RowView& x, std::string_view label);
 
+// row_hash of every row of `data` (its label's text), in parallel.
+std::vector<std::uint64_t> row_hashes(const Dataset& data);
+
 // The entries to store from a run's box fractions (n × K, TrainResult::
 // alpha_fraction): rows with the same hash share one entry, the mean of
 // their fractions; entries whose values are all 0 are left out; sorted by
