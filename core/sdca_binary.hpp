@@ -227,6 +227,7 @@ class BinarySdca {
     activate_all();
     T_ = sdca_visit_budget(s, sq_, automatic_);
     shrinking_ = automatic_;
+    if (automatic_) loss_.assign(n_, 0.0);
     if (start != nullptr && automatic_) {
       const double p0 = primal();
       checks_.warm_start(p0, dual());
@@ -244,8 +245,12 @@ class BinarySdca {
       conjugate_gradient(pass);
       bool unshrink = false, tighten = false;
       if (shrinking_) shrink(pass, unshrink, tighten);
-      if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, pass.full, sq_norm_,
-                      checks_.best.certified(lambda_ / 2 * sq_norm_ + pass.visited_loss / static_cast<double>(n_)),
+      if (pass.full) {
+        loss_sum_ = pass.visited_loss;
+        losses_known_ = automatic_;
+      }
+      if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, losses_known_, sq_norm_,
+                      checks_.best.certified(lambda_ / 2 * sq_norm_ + loss_sum_ / static_cast<double>(n_)),
                       linear_ / static_cast<double>(n_) - lambda_ / 2 * sq_norm_, [&] { return primal_checked(); },
                       [&] { return dual_checked(); }, w_, bias_, result_, on_epoch_)) {
         break;
@@ -297,6 +302,7 @@ class BinarySdca {
       wb_ += step * B_;
     }
     sq_norm_ = squared_norm(w_) + wb_ * wb_;
+    losses_known_ = false;
   }
 
   // Every example active again, the shrinking thresholds reset.
@@ -315,9 +321,10 @@ class BinarySdca {
     rng_.shuffle(std::span<std::uint32_t>(active_));
     pass.visits = static_cast<std::size_t>(std::min<std::uint64_t>(active_.size(), T_ - t_));
     double* w = w_.data();
-    double wb = wb_, linear = linear_, sq_norm = sq_norm_;
+    double wb = wb_, linear = linear_, sq_norm = sq_norm_, loss_sum = loss_sum_;
     std::uint64_t t = t_;
     std::size_t kept = 0;
+    const bool track = automatic_;  // each example's loss at its last visit (loss_)
     for (std::size_t v = 0; v < pass.visits; ++v, ++t) {
       if (v + kAhead < pass.visits) prefetch(active_[v + kAhead], active_[v + kAhead / 2]);
       const std::uint32_t i = active_[v];
@@ -327,7 +334,12 @@ class BinarySdca {
       const double y = signed_cost_[i] >= 0 ? 1.0 : -1.0;
       const double c = std::abs(signed_cost_[i]);
       const double g = 1.0 - y * (score + offset_[i]);  // n·∂D/∂α_i
-      if (g > 0.0) pass.visited_loss += c * g;
+      const double loss = g > 0.0 ? c * g : 0.0;
+      pass.visited_loss += loss;
+      if (track) {
+        loss_sum += loss - loss_[i];
+        loss_[i] = loss;
+      }
       if (shrinking_) {
         // Projected gradient of the minimisation form (G = −g).
         double pg = -g;
@@ -360,6 +372,7 @@ class BinarySdca {
     wb_ = wb;
     linear_ = linear;
     sq_norm_ = sq_norm;
+    loss_sum_ = loss_sum;
     t_ = t;
     pass.kept = kept;
     return pass;
@@ -377,6 +390,7 @@ class BinarySdca {
     __builtin_prefetch(sq_.data() + far);
     __builtin_prefetch(offset_.data() + far);
     __builtin_prefetch(alpha_.data() + far);
+    if (!loss_.empty()) __builtin_prefetch(loss_.data() + far);
     prefetch_row(data_.row(near));
   }
 
@@ -396,6 +410,7 @@ class BinarySdca {
                                        std::span<const std::uint32_t>(active_.data(), pass.kept), budget, alpha_, w_,
                                        wb_, linear_, sq_norm_, scratch_);
     t_ += cg.rows_read;
+    losses_known_ = false;  // w moved
     cg_every_ = cg.well_conditioned ? 2 * cg_every_ : kCgEvery;
     cd_visits_ = 0;
   }
@@ -511,6 +526,7 @@ class BinarySdca {
                                                   s_.tolerance, 2 * std::min(t_, T_ - t_));
     t_ += std::min<std::uint64_t>(polish.row_visits / 2, T_ - t_);
     checks_.w_sq_at = ExactChecks::kNotSummed;  // w moved
+    losses_known_ = false;
     sq_norm_ = squared_norm(w_) + wb_ * wb_;
     linear_ = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
@@ -552,6 +568,16 @@ class BinarySdca {
   double wb_ = 0.0;       // weight of the constant feature
   double sq_norm_ = 0.0;  // ‖w‖² + wb², kept incrementally (for the cheap gap estimate)
   double linear_ = 0.0;   // Σ α_i (1 − y_i o_i), kept incrementally
+  // Automatic stopping's primal estimate on every pass, shrunk ones included:
+  // each example's loss c_i·max(0, 1 − y_i s_i) at its last visit, and their
+  // sum (exact from the visits of a full pass, then updated visit by visit).
+  // Known from the first full pass on until w moves by other means (CG, the
+  // polish, the interior point) and the next full pass. Shrunk examples keep
+  // their last loss: 0 at α_i = 0, and at the bound c_i one that drifts as w
+  // does, which only the exact check that the estimate calls for can tell.
+  std::vector<double> loss_;
+  double loss_sum_ = 0.0;
+  bool losses_known_ = false;
   std::vector<std::uint32_t> active_;  // examples visited in the next pass
   Rng rng_{derive_seed(s_.seed, 4)};
   bool automatic_ = false, shrinking_ = false;
