@@ -208,13 +208,12 @@ class BinarySdca {
       throw ConfigError("solver: sdca supports bias none or feature, not unregularized");
     }
     // Per example: y_i·c_i, ‖x_i‖² (with the constant feature), and the offset o_i.
-    signed_cost_.resize(n_);
-    sq_.resize(n_);
+    hot_.resize(n_);
     offset_.assign(n_, 0.0);
     for (std::size_t i = 0; i < n_; ++i) {
       const RowView x = data.row(i);
-      signed_cost_[i] = objective.signed_cost(x);
-      sq_[i] = squared_norm(x, B_ * B_);
+      hot_[i].signed_cost = objective.signed_cost(x);
+      hot_[i].sq = squared_norm(x, B_ * B_);
       if constexpr (HasScoreOffset<O>) objective.add_offset(x, &offset_[i]);
     }
     w_.assign(dim_, 0.0);
@@ -225,9 +224,8 @@ class BinarySdca {
       checks_.best.offer(primal_objective(data, objective, s, start->weights, start->bias), start->weights, start->bias);
     }
     activate_all();
-    T_ = sdca_visit_budget(s, sq_, automatic_);
+    T_ = sdca_visit_budget(s, squares(), automatic_);
     shrinking_ = automatic_;
-    if (automatic_) loss_.assign(n_, 0.0);
     if (start != nullptr && automatic_) {
       const double p0 = primal();
       checks_.warm_start(p0, dual());
@@ -291,10 +289,10 @@ class BinarySdca {
     std::fill(w_.begin(), w_.end(), 0.0);
     wb_ = linear_ = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
-      const double a = std::clamp(from[i], 0.0, std::abs(signed_cost_[i]));
+      const double a = std::clamp(from[i], 0.0, std::abs(hot_[i].signed_cost));
       alpha_[i] = a;
       if (a == 0.0) continue;
-      const double y = signed_cost_[i] >= 0 ? 1.0 : -1.0;
+      const double y = hot_[i].signed_cost >= 0 ? 1.0 : -1.0;
       linear_ += a * (1.0 - y * offset_[i]);
       const double step = a * y / lambda_n_;
       const RowView x = data_.row(i);
@@ -303,6 +301,7 @@ class BinarySdca {
     }
     sq_norm_ = squared_norm(w_) + wb_ * wb_;
     losses_known_ = false;
+    push_alpha();
   }
 
   // Every example active again, the shrinking thresholds reset.
@@ -324,29 +323,30 @@ class BinarySdca {
     double wb = wb_, linear = linear_, sq_norm = sq_norm_, loss_sum = loss_sum_;
     std::uint64_t t = t_;
     std::size_t kept = 0;
-    const bool track = automatic_;  // each example's loss at its last visit (loss_)
+    const bool track = automatic_;  // each example's loss at its last visit (Hot::loss)
     for (std::size_t v = 0; v < pass.visits; ++v, ++t) {
       if (v + kAhead < pass.visits) prefetch(active_[v + kAhead], active_[v + kAhead / 2]);
       const std::uint32_t i = active_[v];
+      Hot& h = hot_[i];
       const RowView x = data_.row(i);
       double score = wb * B_;
       for (std::uint32_t j = 0; j < x.nnz; ++j) score += static_cast<double>(x.values[j]) * w[x.indices[j]];
-      const double y = signed_cost_[i] >= 0 ? 1.0 : -1.0;
-      const double c = std::abs(signed_cost_[i]);
-      const double g = 1.0 - y * (score + offset_[i]);  // n·∂D/∂α_i
+      const double y = h.signed_cost >= 0 ? 1.0 : -1.0;
+      const double c = std::abs(h.signed_cost);
+      const double g = 1.0 - y * (score + offset(i));  // n·∂D/∂α_i
       const double loss = g > 0.0 ? c * g : 0.0;
       pass.visited_loss += loss;
       if (track) {
-        loss_sum += loss - loss_[i];
-        loss_[i] = loss;
+        loss_sum += loss - h.loss;
+        h.loss = loss;
       }
       if (shrinking_) {
         // Projected gradient of the minimisation form (G = −g).
         double pg = -g;
-        if (alpha_[i] == 0.0) {
+        if (h.alpha == 0.0) {
           if (-g > pg_max_old_) continue;  // shrink: stays at 0
           if (-g > 0.0) pg = 0.0;
-        } else if (alpha_[i] == c) {
+        } else if (h.alpha == c) {
           if (-g < pg_min_old_) continue;  // shrink: stays at c
           if (-g < 0.0) pg = 0.0;
         }
@@ -355,19 +355,19 @@ class BinarySdca {
         pass.pg_min = std::min(pass.pg_min, pg);
       }
       double a;
-      if (sq_[i] > 0.0) {
-        a = std::clamp(alpha_[i] + lambda_n_ * g / sq_[i], 0.0, c);
+      if (h.sq > 0.0) {
+        a = std::clamp(h.alpha + lambda_n_ * g / h.sq, 0.0, c);
       } else {
         a = g > 0.0 ? c : 0.0;  // an empty row: D is linear in α_i
       }
-      const double delta = a - alpha_[i];
+      const double delta = a - h.alpha;
       if (delta == 0.0) continue;
-      alpha_[i] = a;
-      linear += delta * (1.0 - y * offset_[i]);
+      h.alpha = a;
+      linear += delta * (1.0 - y * offset(i));
       const double step = delta * y / lambda_n_;
       for (std::uint32_t j = 0; j < x.nnz; ++j) w[x.indices[j]] += step * x.values[j];
       wb += step * B_;
-      sq_norm += 2.0 * step * score + step * step * sq_[i];
+      sq_norm += 2.0 * step * score + step * step * h.sq;
     }
     wb_ = wb;
     linear_ = linear;
@@ -378,20 +378,44 @@ class BinarySdca {
     return pass;
   }
 
-  // Prefetches for the visit kAhead on (its row's start and per-example
-  // values) and for the one kAhead/2 on (its row, whose start was fetched
-  // kAhead/2 visits ago). Rows are visited in a shuffled order: without
-  // them each visit waits on a cache miss per array (a9a × 24: 0.95 s ->
-  // 0.55 s for the same 4.8 passes).
+  // Prefetches for the visit kAhead on (its row's extent and Hot entry)
+  // and for the one kAhead/2 on (its row, whose extent was fetched kAhead/2
+  // visits ago). Rows are visited in a shuffled order: without them each
+  // visit waits on a cache miss per array (a9a × 24: 0.95 s -> 0.55 s for
+  // the same 4.8 passes). A visit reads about as many cache lines as it
+  // has arrays, and with many rows that traffic sets the pace: hence Hot.
   static constexpr std::size_t kAhead = 64;
   [[gnu::always_inline]] void prefetch(std::uint32_t far, std::uint32_t near) const {
-    prefetch_row_start(data_, far);
-    __builtin_prefetch(signed_cost_.data() + far);
-    __builtin_prefetch(sq_.data() + far);
-    __builtin_prefetch(offset_.data() + far);
-    __builtin_prefetch(alpha_.data() + far);
-    if (!loss_.empty()) __builtin_prefetch(loss_.data() + far);
+    __builtin_prefetch(data_.row_ptr.data() + far);
+    __builtin_prefetch(hot_.data() + far);
+    if constexpr (HasScoreOffset<O>) __builtin_prefetch(offset_.data() + far);
     prefetch_row(data_.row(near));
+  }
+  double offset(std::size_t i) const {
+    if constexpr (HasScoreOffset<O>) {
+      return offset_[i];
+    } else {
+      return 0.0;  // offset_ is all zeros
+    }
+  }
+  // y_i·c_i and ‖x_i‖² (with the constant feature) as vectors, for the
+  // hand-overs and the visit budget (hot_ holds them for the passes).
+  std::vector<double> signed_costs() const {
+    std::vector<double> out(n_);
+    for (std::size_t i = 0; i < n_; ++i) out[i] = hot_[i].signed_cost;
+    return out;
+  }
+  std::vector<double> squares() const {
+    std::vector<double> out(n_);
+    for (std::size_t i = 0; i < n_; ++i) out[i] = hot_[i].sq;
+    return out;
+  }
+  // α between coordinate ascent (which keeps it in hot_) and the rest (alpha_).
+  void pull_alpha() {
+    for (std::size_t i = 0; i < n_; ++i) alpha_[i] = hot_[i].alpha;
+  }
+  void push_alpha() {
+    for (std::size_t i = 0; i < n_; ++i) hot_[i].alpha = alpha_[i];
   }
 
   // Free-face CG (automatic stopping only): not before kCgStart passes'
@@ -406,9 +430,11 @@ class BinarySdca {
     if (!(shrinking_ && t_ >= kCgStart * n_ && cd_visits_ >= cg_every_ * n_ && t_ < T_)) return;
     const std::uint64_t budget = std::min<std::uint64_t>(T_ - t_, kCgBudget * cd_visits_);
     if (scratch_.empty()) scratch_.assign(dim_, 0.0);
-    const FreeFaceCg cg = free_face_cg(data_, B_, lambda_n_, signed_cost_, offset_, sq_,
+    pull_alpha();
+    const FreeFaceCg cg = free_face_cg(data_, B_, lambda_n_, signed_costs(), offset_, squares(),
                                        std::span<const std::uint32_t>(active_.data(), pass.kept), budget, alpha_, w_,
                                        wb_, linear_, sq_norm_, scratch_);
+    push_alpha();
     t_ += cg.rows_read;
     losses_known_ = false;  // w moved
     cg_every_ = cg.well_conditioned ? 2 * cg_every_ : kCgEvery;
@@ -451,7 +477,7 @@ class BinarySdca {
   }
   double dual() const {
     double lin = 0.0;
-    for (std::size_t i = 0; i < n_; ++i) lin += alpha_[i] * (1.0 - std::copysign(1.0, signed_cost_[i]) * offset_[i]);
+    for (std::size_t i = 0; i < n_; ++i) lin += hot_[i].alpha * (1.0 - std::copysign(1.0, hot_[i].signed_cost) * offset_[i]);
     return lin / static_cast<double>(n_) - lambda_ / 2 * ((checks_.w_sq_at == t_ ? checks_.w_sq : squared_norm(w_)) + wb_ * wb_);
   }
   double primal_checked() { return checks_.primal = primal(); }
@@ -497,7 +523,7 @@ class BinarySdca {
     checks_.interior.tried = true;
     const std::size_t unknowns = dim_ + (feature_bias_ ? 1 : 0);
     const InteriorPointResult ipm =
-        solve_interior_point(binary_interior_point_problem(data_, B_, lambda_n_, signed_cost_, offset_),
+        solve_interior_point(binary_interior_point_problem(data_, B_, lambda_n_, signed_costs(), offset_),
                              s_.tolerance / 4, InteriorPointGate::kMaxIterations);
     t_ += std::min<std::uint64_t>(InteriorPointGate::visits_charged(data_, 1, unknowns, ipm.iterations), T_ - t_);
     if (!(lambda_ * ipm.dual > checks_.dual)) return HandOver::kNone;
@@ -522,15 +548,17 @@ class BinarySdca {
   // stall. Its row reads (one dot product or axpy each, half a visit) count
   // against the visit budget, its exact P and D as the pass's estimate.
   HandOver polish(int& epoch) {
-    const PolishResult polish = polish_hinge_dual(data_, signed_cost_, offset_, lambda_, B_, alpha_, w_, wb_,
+    pull_alpha();
+    const PolishResult polish = polish_hinge_dual(data_, signed_costs(), offset_, lambda_, B_, alpha_, w_, wb_,
                                                   s_.tolerance, 2 * std::min(t_, T_ - t_));
     t_ += std::min<std::uint64_t>(polish.row_visits / 2, T_ - t_);
+    push_alpha();
     checks_.w_sq_at = ExactChecks::kNotSummed;  // w moved
     losses_known_ = false;
     sq_norm_ = squared_norm(w_) + wb_ * wb_;
     linear_ = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
-      linear_ += alpha_[i] * (1.0 - std::copysign(1.0, signed_cost_[i]) * offset_[i]);
+      linear_ += alpha_[i] * (1.0 - std::copysign(1.0, hot_[i].signed_cost) * offset_[i]);
     }
     activate_all();  // α moved: shrinking starts over
     return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, polish.primal, polish.dual,
@@ -541,6 +569,7 @@ class BinarySdca {
 
   TrainResult finish() {
     finish_stop_reason(result_, automatic_);
+    pull_alpha();
     result_.dual_objective = dual();
     bias_[0] = wb_ * B_;
     result_.weights = std::move(w_);
@@ -563,8 +592,18 @@ class BinarySdca {
   const double lambda_, lambda_n_;
   const bool feature_bias_;
   const double B_;
-  std::vector<double> signed_cost_, sq_, offset_;
+  std::vector<double> offset_;  // o_i (zeros unless the objective has score offsets)
   std::vector<double> w_, alpha_, bias_ = std::vector<double>(1, 0.0);
+  // What a coordinate-ascent visit reads of its example, in one 32-byte
+  // entry (one cache line, where five arrays took five): y_i·c_i, ‖x_i‖², α_i
+  // (coordinate ascent's own copy: alpha_ is brought up to date by
+  // pull_alpha() before anything else reads it, and back by push_alpha()
+  // after anything else moves it) and the loss at the last visit (the
+  // estimate below).
+  struct alignas(32) Hot {
+    double signed_cost = 0.0, sq = 0.0, alpha = 0.0, loss = 0.0;
+  };
+  std::vector<Hot> hot_;
   double wb_ = 0.0;       // weight of the constant feature
   double sq_norm_ = 0.0;  // ‖w‖² + wb², kept incrementally (for the cheap gap estimate)
   double linear_ = 0.0;   // Σ α_i (1 − y_i o_i), kept incrementally
@@ -575,7 +614,6 @@ class BinarySdca {
   // polish, the interior point) and the next full pass. Shrunk examples keep
   // their last loss: 0 at α_i = 0, and at the bound c_i one that drifts as w
   // does, which only the exact check that the estimate calls for can tell.
-  std::vector<double> loss_;
   double loss_sum_ = 0.0;
   bool losses_known_ = false;
   std::vector<std::uint32_t> active_;  // examples visited in the next pass
