@@ -472,6 +472,7 @@ class BinarySdca {
     checks_.w_sq = squared_norm(w_);
     checks_.w_sq_at = t_;
     const double p = lambda_ / 2 * (checks_.w_sq + wb_ * wb_) + mean_loss(data_, objective_, w_, bias_);
+    checks_.primal_at_w = p;
     checks_.best.offer(p, w_, bias_);
     return checks_.best.certified(p);
   }
@@ -577,8 +578,11 @@ class BinarySdca {
     result_.alpha = std::move(alpha_);
     result_.iterations = t_;
     result_.epochs = static_cast<double>(t_) / static_cast<double>(n_);  // in full passes' worth of visits
-    result_.objective = lambda_ / 2 * (squared_norm(result_.weights) + wb_ * wb_) +
-                        mean_loss(data_, objective_, result_.weights, result_.bias);
+    // A run that stopped at an exact check has its primal already (a full
+    // read of the data less; the same sums, so the same value).
+    result_.objective = checks_.w_sq_at == t_ ? checks_.primal_at_w
+                                              : lambda_ / 2 * (squared_norm(result_.weights) + wb_ * wb_) +
+                                                    mean_loss(data_, objective_, result_.weights, result_.bias);
     checks_.best.apply_to(result_);
     return std::move(result_);
   }

@@ -276,6 +276,7 @@ struct ExactChecks {
   static constexpr std::uint64_t kNotSummed = std::numeric_limits<std::uint64_t>::max();
   double w_sq = 0.0;
   std::uint64_t w_sq_at = kNotSummed;
+  double primal_at_w = 0.0;  // the primal at w, computed with w_sq (valid while w_sq_at is t)
   BestChecked best;
   StallRule stall;
   InteriorPointGate interior;
