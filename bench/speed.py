@@ -184,7 +184,7 @@ def train_bench(a, path, tmp):
         else:
             r["objective"] = r["printed_cost"]
         r["objective_source"] = "printed"
-        r["note"] = "%d epochs, eta0 %s, own timer %.3f s, objective as printed" % (
+        r["note"] = "%d epochs, eta0 %s, own timer %.3g s, objective as printed" % (
             epochs, grab(r"Using eta0=(\S+)", out, str), r["train_s"])
         return r
 
@@ -265,7 +265,7 @@ def report(res):
                         best))
                 else:
                     L.append("| %s | %s | %s | %.2f | %.2f | %.2e |" % (
-                        tool, r["run"], "%.3f" % r["train_s"] if r["train_s"] is not None else "n/a (prints none)",
+                        tool, r["run"], "%.3g" % r["train_s"] if r["train_s"] is not None else "n/a (prints none)",
                         r["wall_s"], r["cpu_s"], r["gap"]))
     return "\n".join(L)
 
