@@ -114,6 +114,15 @@ class BinarySdca {
   }
 
  private:
+  // What a coordinate-ascent visit reads of its example, in one 32-byte
+  // entry (one cache line, where four arrays took four): y_i·c_i, ‖x_i‖², α_i
+  // (coordinate ascent's own copy: alpha_ is brought up to date by
+  // pull_alpha() before anything else reads it, and back by push_alpha()
+  // after anything else moves it) and the loss at the last visit (the
+  // estimate below).
+  struct alignas(32) Hot {
+    double signed_cost = 0.0, sq = 0.0, alpha = 0.0, loss = 0.0;
+  };
   // Shrinking (Hsieh et al. 2008, Sec. 3.2), with automatic stopping only: an
   // α_i at a bound whose gradient pushes it further out is left out of the
   // following passes; once the projected gradients of the remaining ones
@@ -248,17 +257,20 @@ class BinarySdca {
       return 0.0;  // offset_ is all zeros
     }
   }
-  // y_i·c_i and ‖x_i‖² (with the constant feature) as vectors, for the
-  // hand-overs and the visit budget (hot_ holds them for the passes).
-  std::vector<double> signed_costs() const {
+  // One field of hot_ as a vector: y_i·c_i and ‖x_i‖² (with the constant
+  // feature) for the hand-overs and the visit budget.
+  std::vector<double> column(double Hot::*field) const {
     std::vector<double> out(n_);
-    for (std::size_t i = 0; i < n_; ++i) out[i] = hot_[i].signed_cost;
+    for (std::size_t i = 0; i < n_; ++i) out[i] = hot_[i].*field;
     return out;
   }
-  std::vector<double> squares() const {
-    std::vector<double> out(n_);
-    for (std::size_t i = 0; i < n_; ++i) out[i] = hot_[i].sq;
-    return out;
+  std::vector<double> signed_costs() const { return column(&Hot::signed_cost); }
+  std::vector<double> squares() const { return column(&Hot::sq); }
+  // Σ α_i (1 − y_i o_i), from scratch (linear_ keeps it incrementally).
+  double linear_sum() const {
+    double lin = 0.0;
+    for (std::size_t i = 0; i < n_; ++i) lin += hot_[i].alpha * (1.0 - std::copysign(1.0, hot_[i].signed_cost) * offset_[i]);
+    return lin;
   }
   // α between coordinate ascent (which keeps it in hot_) and the rest (alpha_).
   void pull_alpha() {
@@ -327,9 +339,7 @@ class BinarySdca {
     return checks_.best.certified(p);
   }
   double dual() const {
-    double lin = 0.0;
-    for (std::size_t i = 0; i < n_; ++i) lin += hot_[i].alpha * (1.0 - std::copysign(1.0, hot_[i].signed_cost) * offset_[i]);
-    return lin / static_cast<double>(n_) - lambda_ / 2 * ((checks_.w_sq_at == t_ ? checks_.w_sq : squared_norm(w_)) + wb_ * wb_);
+    return linear_sum() / static_cast<double>(n_) - lambda_ / 2 * ((checks_.w_sq_at == t_ ? checks_.w_sq : squared_norm(w_)) + wb_ * wb_);
   }
   double primal_checked() { return checks_.primal = primal(); }
   double dual_checked() {
@@ -407,10 +417,7 @@ class BinarySdca {
     checks_.w_sq_at = ExactChecks::kNotSummed;  // w moved
     losses_known_ = false;
     sq_norm_ = squared_norm(w_) + wb_ * wb_;
-    linear_ = 0.0;
-    for (std::size_t i = 0; i < n_; ++i) {
-      linear_ += alpha_[i] * (1.0 - std::copysign(1.0, hot_[i].signed_cost) * offset_[i]);
-    }
+    linear_ = linear_sum();
     activate_all();  // α moved: shrinking starts over
     return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, polish.primal, polish.dual,
                        [&] { return primal(); }, [&] { return dual(); }, w_, bias_, result_, on_epoch_)
@@ -448,15 +455,6 @@ class BinarySdca {
   const double B_;
   std::vector<double> offset_;  // o_i (zeros unless the objective has score offsets)
   std::vector<double> w_, alpha_, bias_ = std::vector<double>(1, 0.0);
-  // What a coordinate-ascent visit reads of its example, in one 32-byte
-  // entry (one cache line, where five arrays took five): y_i·c_i, ‖x_i‖², α_i
-  // (coordinate ascent's own copy: alpha_ is brought up to date by
-  // pull_alpha() before anything else reads it, and back by push_alpha()
-  // after anything else moves it) and the loss at the last visit (the
-  // estimate below).
-  struct alignas(32) Hot {
-    double signed_cost = 0.0, sq = 0.0, alpha = 0.0, loss = 0.0;
-  };
   std::vector<Hot> hot_;
   double wb_ = 0.0;       // weight of the constant feature
   double sq_norm_ = 0.0;  // ‖w‖² + wb², kept incrementally (for the cheap gap estimate)
