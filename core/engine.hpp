@@ -26,17 +26,20 @@
 #include "core/random.hpp"
 #include "core/scaled_weights.hpp"
 #include "core/training.hpp"
+#include "core/visit_order.hpp"
 
 namespace pegasos {
 
 // Chooses the examples of each step.
 class Sampler {
  public:
-  Sampler(const Dataset& data, Sampling mode, std::uint64_t seed) : mode_(mode), n_(data.size()), rng_(seed) {
-    if (mode_ == Sampling::kPermutation) {
+  Sampler(const Dataset& data, Sampling mode, std::uint64_t seed)
+      : mode_(mode), n_(data.size()), rng_(seed),
+        pass_order_(mode == Sampling::kPermutation && block_order_pays(data), data.size()) {
+    if (mode_ == Sampling::kPermutation || mode_ == Sampling::kShuffle) {
       order_.resize(n_);
       std::iota(order_.begin(), order_.end(), std::size_t{0});
-      rng_.shuffle(std::span<std::size_t>(order_));
+      pass_order_.arrange(std::span<std::size_t>(order_), rng_);
     } else if (mode_ == Sampling::kBalanced) {
       by_class_.resize(data.classes.size());
       for (std::size_t i = 0; i < n_; ++i) {
@@ -54,9 +57,10 @@ class Sampler {
         if (pos_ == n_) pos_ = 0;
         return i;
       }
-      case Sampling::kPermutation: {
+      case Sampling::kPermutation:
+      case Sampling::kShuffle: {
         if (pos_ == n_) {
-          rng_.shuffle(std::span<std::size_t>(order_));
+          pass_order_.arrange(std::span<std::size_t>(order_), rng_);
           pos_ = 0;
         }
         return order_[pos_++];
@@ -73,6 +77,7 @@ class Sampler {
   Sampling mode_;
   std::size_t n_;
   Rng rng_;
+  PassOrder pass_order_;
   std::size_t pos_ = 0;
   std::vector<std::size_t> order_;
   std::vector<std::vector<std::size_t>> by_class_;

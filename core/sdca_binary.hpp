@@ -22,6 +22,7 @@
 #include "core/random.hpp"
 #include "core/sdca_common.hpp"
 #include "core/training.hpp"
+#include "core/visit_order.hpp"
 
 namespace pegasos {
 
@@ -176,7 +177,7 @@ class BinarySdca {
   Pass coordinate_ascent() {
     Pass pass;
     pass.full = active_.size() == n_;
-    rng_.shuffle(std::span<std::uint32_t>(active_));
+    pass_order_.arrange(std::span<std::uint32_t>(active_), rng_);
     pass.visits = static_cast<std::size_t>(std::min<std::uint64_t>(active_.size(), T_ - t_));
     double* w = w_.data();
     double wb = wb_, linear = linear_, sq_norm = sq_norm_, loss_sum = loss_sum_;
@@ -470,6 +471,7 @@ class BinarySdca {
   bool losses_known_ = false;
   std::vector<std::uint32_t> active_;  // examples visited in the next pass
   Rng rng_{derive_seed(s_.seed, 4)};
+  PassOrder pass_order_{s_.sampling == Sampling::kPermutation && block_order_pays(data_), data_.size()};
   bool automatic_ = false, shrinking_ = false;
   std::uint64_t T_ = 0, t_ = 0;
   double pg_max_old_ = 0.0, pg_min_old_ = 0.0, unshrink_below_ = 0.1;

@@ -20,6 +20,7 @@
 #include "core/random.hpp"
 #include "core/sdca_common.hpp"
 #include "core/training.hpp"
+#include "core/visit_order.hpp"
 
 namespace pegasos {
 
@@ -290,7 +291,7 @@ class MulticlassSdca {
   Pass coordinate_ascent() {
     Pass pass;
     pass.full = active_.size() == n_ && sets_.all_active();
-    rng_.shuffle(std::span<std::uint32_t>(active_));
+    pass_order_.arrange(std::span<std::uint32_t>(active_), rng_);
     pass.visits = static_cast<std::size_t>(std::min<std::uint64_t>(active_.size(), T_ - t_));
     for (std::size_t v = 0; v < pass.visits; ++v, ++t_) {
       if (v + 3 < pass.visits) prefetch_row_start(data_, active_[v + 3]);
@@ -522,6 +523,7 @@ class MulticlassSdca {
   std::vector<double> W_, alpha_, sq_, cap_;
   std::vector<std::uint32_t> active_;
   Rng rng_{derive_seed(s_.seed, 4)};
+  PassOrder pass_order_{s_.sampling == Sampling::kPermutation && block_order_pays(data_), data_.size()};
   bool automatic_ = false, shrinking_ = false;
   std::uint64_t T_ = 0, t_ = 0;
   MulticlassActiveSets sets_;

@@ -19,7 +19,9 @@
 namespace pegasos {
 
 enum class OutputIterate { kLast, kAverage, kRandom };
-enum class Sampling { kUniform, kPermutation, kSequential, kBalanced };
+// kPermutation: every example once a pass in a random order, in blocks on
+// large data (core/visit_order.hpp); kShuffle: a uniform permutation always.
+enum class Sampling { kUniform, kPermutation, kSequential, kBalanced, kShuffle };
 enum class BiasMode { kNone, kFeature, kUnregularized };
 // Pegasos (this file), SDCA (core/sdca.hpp, the linear hinge objectives), or auto:
 // SDCA where λn is small (see core/solver.hpp).

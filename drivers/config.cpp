@@ -97,7 +97,9 @@ std::vector<ConfigKey> key_list() {
       {"projection", true, "project onto the ball ‖w‖ ≤ 1/√λ after each step", true},
       {"output", "average", "which iterate is the model: last | average | random", true},
       {"average_gamma", 10.0, "polynomial-decay averaging weight γ ≥ 0 (0 = plain average)", true},
-      {"sampling", "permutation", "uniform (with replacement) | permutation | sequential | balanced", true},
+      {"sampling", "permutation", "uniform (with replacement) | permutation (cache-friendly blocks on large data) | shuffle (a uniform "
+       "permutation every pass) | sequential | balanced",
+       true},
       {"bias", "feature", "none | feature (constant feature, regularised) | unregularized"},
       {"seed", 42, "random seed; the same seed gives a byte-identical model"},
       {"threads", 0, "worker threads; 0 = all cores"},
@@ -187,6 +189,7 @@ std::string to_string(Sampling s) {
     case Sampling::kPermutation: return "permutation";
     case Sampling::kSequential: return "sequential";
     case Sampling::kBalanced: return "balanced";
+    case Sampling::kShuffle: return "shuffle";
   }
   return "?";
 }
@@ -350,10 +353,11 @@ void read_steps(json& all, const std::string& origin, EngineSettings& e) {
   e.average_gamma = number(all["average_gamma"], origin, "average_gamma");
   if (e.average_gamma < 0) fail(origin, "average_gamma", "must be >= 0");
   const std::string sampling =
-      choice(all["sampling"], origin, "sampling", {"uniform", "permutation", "sequential", "balanced"});
+      choice(all["sampling"], origin, "sampling", {"uniform", "permutation", "sequential", "balanced", "shuffle"});
   e.sampling = sampling == "uniform"       ? Sampling::kUniform
                : sampling == "permutation" ? Sampling::kPermutation
                : sampling == "sequential"  ? Sampling::kSequential
+               : sampling == "shuffle"     ? Sampling::kShuffle
                                            : Sampling::kBalanced;
   const std::string bias = choice(all["bias"], origin, "bias", {"none", "feature", "unregularized"});
   e.bias = bias == "none" ? BiasMode::kNone : bias == "feature" ? BiasMode::kFeature : BiasMode::kUnregularized;
@@ -377,6 +381,7 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
   // sampling=uniform, ...); writing a default out changes nothing.
   for (const ConfigKey& key : config_keys()) {
     if (!key.pegasos_only || all[key.name] == key.default_value) continue;
+    if (std::string_view(key.name) == "sampling" && all[key.name] == "shuffle") continue;  // both solvers' passes
     if (e.solver == Solver::kAuto) e.solver = Solver::kPegasos;
     if (e.solver == Solver::kSdca) fail(origin, key.name, "a Pegasos setting; solver is sdca");
   }
