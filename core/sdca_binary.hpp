@@ -58,15 +58,19 @@ class BinarySdca {
     if (s.bias == BiasMode::kUnregularized) {
       throw ConfigError("solver: sdca supports bias none or feature, not unregularized");
     }
-    // Per example: y_i·c_i, ‖x_i‖² (with the constant feature), and the offset o_i.
+    // Per example: y_i·c_i, ‖x_i‖² (with the constant feature), and the
+    // offset o_i (a read of the data: in parallel, each row its own entries).
     hot_.resize(n_);
     offset_.assign(n_, 0.0);
-    for (std::size_t i = 0; i < n_; ++i) {
-      const RowView x = data.row(i);
-      hot_[i].signed_cost = objective.signed_cost(x);
-      hot_[i].sq = squared_norm(x, B_ * B_);
-      if constexpr (HasScoreOffset<O>) objective.add_offset(x, &offset_[i]);
-    }
+    parallel_for_index(
+        n_,
+        [&](std::size_t i) {
+          const RowView x = data.row(i);
+          hot_[i].signed_cost = objective.signed_cost(x);
+          hot_[i].sq = squared_norm(x, B_ * B_);
+          if constexpr (HasScoreOffset<O>) objective.add_offset(x, &offset_[i]);
+        },
+        kSerialRows);
     w_.assign(dim_, 0.0);
     alpha_.assign(n_, 0.0);
     if (warm != nullptr) load_alpha(*warm);
@@ -90,6 +94,7 @@ class BinarySdca {
     int epoch = 0;
     while (t_ < T_) {
       ++epoch;
+      const double dual_at_start = dual_estimate_now();
       const Pass pass = coordinate_ascent();
       conjugate_gradient(pass);
       bool unshrink = false, tighten = false;
@@ -98,9 +103,11 @@ class BinarySdca {
         loss_sum_ = pass.visited_loss;
         losses_known_ = automatic_;
       }
-      if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, losses_known_, sq_norm_,
+      const double dual_estimate = dual_estimate_now();
+      const CheckHints hints{t_ - checks_.checked_at, dual_estimate - dual_at_start};
+      if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, losses_known_, hints, sq_norm_,
                       checks_.best.certified(lambda_ / 2 * sq_norm_ + loss_sum_ / static_cast<double>(n_)),
-                      linear_ / static_cast<double>(n_) - lambda_ / 2 * sq_norm_, [&] { return primal_checked(); },
+                      dual_estimate, [&] { return primal_checked(); },
                       [&] { return dual_checked(); }, w_, bias_, result_, on_epoch_)) {
         break;
       }
@@ -339,10 +346,15 @@ class BinarySdca {
     checks_.best.offer(p, w_, bias_);
     return checks_.best.certified(p);
   }
+  // D from the running sums (exact up to their rounding).
+  double dual_estimate_now() const { return linear_ / static_cast<double>(n_) - lambda_ / 2 * sq_norm_; }
   double dual() const {
     return linear_sum() / static_cast<double>(n_) - lambda_ / 2 * ((checks_.w_sq_at == t_ ? checks_.w_sq : squared_norm(w_)) + wb_ * wb_);
   }
-  double primal_checked() { return checks_.primal = primal(); }
+  double primal_checked() {
+    checks_.checked_at = t_;
+    return checks_.primal = primal();
+  }
   double dual_checked() {
     checks_.fresh = true;
     return checks_.dual = dual();
@@ -397,7 +409,7 @@ class BinarySdca {
     // returns the best), and the check below reuses its primal.
     const double p = primal();
     activate_all();  // α moved: shrinking starts over
-    return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, lambda_ * ipm.primal,
+    return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, {}, sq_norm_, lambda_ * ipm.primal,
                        lambda_ * ipm.dual, [&] { return p; }, [&] { return dual(); }, w_, bias_, result_,
                        on_epoch_)
                ? HandOver::kStop
@@ -420,7 +432,7 @@ class BinarySdca {
     sq_norm_ = squared_norm(w_) + wb_ * wb_;
     linear_ = linear_sum();
     activate_all();  // α moved: shrinking starts over
-    return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, polish.primal, polish.dual,
+    return end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, {}, sq_norm_, polish.primal, polish.dual,
                        [&] { return primal(); }, [&] { return dual(); }, w_, bias_, result_, on_epoch_)
                ? HandOver::kStop
                : HandOver::kDone;

@@ -217,12 +217,15 @@ class MulticlassSdca {
     int epoch = 0;
     while (t_ < T_) {
       ++epoch;
+      const double dual_at_start = lambda_ * (sum_alpha_y_ - sq_norm_ / 2);
       const Pass pass = coordinate_ascent();
       bool unshrink = false, tighten = false;
       if (shrinking_) shrink(pass, unshrink, tighten);
-      if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, pass.full, sq_norm_,
+      const double dual_estimate = lambda_ * (sum_alpha_y_ - sq_norm_ / 2);
+      const CheckHints hints{t_ - checks_.checked_at, dual_estimate - dual_at_start};
+      if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, pass.full, hints, sq_norm_,
                       checks_.best.certified(lambda_ / 2 * sq_norm_ + pass.visited_loss / static_cast<double>(n_)),
-                      lambda_ * (sum_alpha_y_ - sq_norm_ / 2), [&] { return primal_checked(); },
+                      dual_estimate, [&] { return primal_checked(); },
                       [&] { return dual_checked(); }, w_out_, bias_, result_, on_epoch_)) {
         break;
       }
@@ -439,7 +442,10 @@ class MulticlassSdca {
     return checks_.best.certified(p);
   }
   double dual() const { return lambda_ * (sum_alpha_y_ - (checks_.w_sq_at == t_ ? checks_.w_sq : squared_norm(W_)) / 2); }
-  double primal_checked() { return checks_.primal = primal(); }
+  double primal_checked() {
+    checks_.checked_at = t_;
+    return checks_.primal = primal();
+  }
   double dual_checked() {
     checks_.fresh = true;
     return checks_.dual = dual();
@@ -486,7 +492,7 @@ class MulticlassSdca {
     std::iota(active_.begin(), active_.end(), 0u);
     sets_.activate_all();
     shrink_margin_ = std::numeric_limits<double>::infinity();
-    const bool stop = end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, sq_norm_, lambda_ * ipm.primal,
+    const bool stop = end_of_pass(data_, s_, ++epoch, t_, T_, automatic_, true, {}, sq_norm_, lambda_ * ipm.primal,
                                   lambda_ * ipm.dual, [&] { return p; },
                                   [&] { return dual_checked(); }, w_out_, bias_, result_, on_epoch_);
     checks_.fresh = false;
