@@ -112,6 +112,29 @@ TEST_CASE("warm start: Crammer-Singer SDCA and Pegasos reach the cold objective"
   CHECK(testutil::bits(pagain.weights) == testutil::bits(pwarm.weights));
 }
 
+TEST_CASE("warm start: Pegasos from an earlier day takes no longer than training from zero", "[warm]") {
+  // Yesterday's run took 42 epochs (λ = 0.01 on 1800 rows); today adds 600
+  // rows from a shifted distribution. At yesterday's whole step count the
+  // schedule would weigh its rows 42 epochs against today's: 176 epochs where
+  // a cold run takes 14 (the warm start at most 4 epochs' worth: 16).
+  const EngineSettings p = automatic(Solver::kPegasos, 1e-2);
+  const Dataset day1 = fixtures::gaussian(1800, 20, 12, 0.8, 0.1);
+  const Dataset shifted = fixtures::gaussian(600, 20, 13, 0.8, 0.3);
+  Dataset all = day1;
+  for (std::size_t i = 0; i < shifted.size(); ++i) {
+    const RowView x = shifted.row(i);
+    all.append_row(std::span<const std::uint32_t>(x.indices, x.nnz), std::span<const float>(x.values, x.nnz),
+                   x.label);
+  }
+  const TrainResult yesterday = train_with_solver(day1, Hinge(1), p);
+  const TrainResult cold = train_with_solver(all, Hinge(1), p);
+  const WarmStart w = warm_from(yesterday, yesterday.iterations);
+  const TrainResult warm = train_with_solver(all, Hinge(1), p, {}, &w);
+  INFO("day 1 " << yesterday.epochs << " epochs, cold " << cold.epochs << ", warm " << warm.epochs);
+  check_same_optimum(cold, warm, p.tolerance);
+  CHECK(warm.epochs <= 1.5 * cold.epochs);
+}
+
 namespace {
 
 std::string rows(std::uint64_t seed, std::size_t n, const char* pos, const char* neg, int extra_index = 0) {
