@@ -15,7 +15,10 @@ for f in bin/pegasos share/man/man1/pegasos.1 share/bash-completion/completions/
   [ -f "$prefix/$f" ] || fail "cmake --install did not install $f"
 done
 pegasos=$prefix/bin/pegasos
-"$pegasos" --version | grep -q "pegasos" || fail "the installed binary does not run"
+# Output captured before it is searched: with pipefail, `grep -q` leaving a
+# pipe early fails the writer (SIGPIPE) at random (seen under parallel ctest).
+version=$("$pegasos" --version) || fail "the installed binary does not run"
+grep -q "pegasos" <<<"$version" || fail "pegasos --version does not say pegasos: $version"
 
 # The man page, rendered when man is installed, else its roff source.
 page=$prefix/share/man/man1/pegasos.1
@@ -43,7 +46,9 @@ complete_words() {  # WORDS... (the last one is being completed) -> COMPREPLY, o
 expect() {  # EXPECTED WORDS...
   local want=$1
   shift
-  complete_words "$@" | grep -qx -- "$want" || fail "completing '$*' does not offer '$want' (got: $(complete_words "$@" | tr '\n' ' '))"
+  local got
+  got=$(complete_words "$@")
+  grep -qx -- "$want" <<<"$got" || fail "completing '$*' does not offer '$want' (got: $(tr '\n' ' ' <<<"$got"))"
 }
 expect train pegasos tr
 expect inspect pegasos ins
