@@ -111,21 +111,34 @@ std::optional<StoredDuals> collect_duals(const Dataset& data, const std::vector<
   return out;
 }
 
-std::vector<double> match_duals(const StoredDuals& duals, const Dataset& data, int k, std::size_t& matched) {
-  const std::size_t n = data.size(), K = static_cast<std::size_t>(duals.outputs);
-  const std::size_t width = k < 0 ? K : 1;
-  std::vector<double> out(n * width, std::numeric_limits<double>::quiet_NaN());
+std::vector<std::ptrdiff_t> dual_entries(const StoredDuals& duals, const Dataset& data, std::size_t& matched) {
+  const std::size_t n = data.size();
+  std::vector<std::ptrdiff_t> entry(n, -1);
   matched = 0;
   const std::vector<std::uint64_t> hash = row_hashes(data);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t h = hash[i];
-    const auto it = std::lower_bound(duals.rows.begin(), duals.rows.end(), h);
-    if (it == duals.rows.end() || *it != h) continue;
-    const std::size_t e = static_cast<std::size_t>(it - duals.rows.begin());
+    const auto it = std::lower_bound(duals.rows.begin(), duals.rows.end(), hash[i]);
+    if (it == duals.rows.end() || *it != hash[i]) continue;
+    entry[i] = it - duals.rows.begin();
     ++matched;
+  }
+  return entry;
+}
+
+std::vector<double> match_duals(const StoredDuals& duals, const std::vector<std::ptrdiff_t>& entries, int k) {
+  const std::size_t n = entries.size(), K = static_cast<std::size_t>(duals.outputs);
+  const std::size_t width = k < 0 ? K : 1;
+  std::vector<double> out(n * width, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (entries[i] < 0) continue;
+    const auto e = static_cast<std::size_t>(entries[i]);
     for (std::size_t m = 0; m < width; ++m) out[i * width + m] = duals.alpha[e * K + (k < 0 ? m : static_cast<std::size_t>(k))];
   }
   return out;
+}
+
+std::vector<double> match_duals(const StoredDuals& duals, const Dataset& data, int k, std::size_t& matched) {
+  return match_duals(duals, dual_entries(duals, data, matched), k);
 }
 
 }  // namespace pegasos

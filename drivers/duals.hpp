@@ -37,4 +37,9 @@ std::optional<StoredDuals> collect_duals(const Dataset& data, const std::vector<
 // rows found.
 std::vector<double> match_duals(const StoredDuals& duals, const Dataset& data, int k, std::size_t& matched);
 
+// Each row's entry in `duals` (-1 for none): the rows hashed once, for the
+// warm starts of every output (match_duals below reads them per output).
+std::vector<std::ptrdiff_t> dual_entries(const StoredDuals& duals, const Dataset& data, std::size_t& matched);
+std::vector<double> match_duals(const StoredDuals& duals, const std::vector<std::ptrdiff_t>& entries, int k);
+
 }  // namespace pegasos

@@ -306,8 +306,16 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
     return package(config, train, std::move(r), regulariser);
   };
 
+  // The rows hashed once for every output's stored duals (one-vs-all: K + 1
+  // warm starts).
+  std::vector<std::ptrdiff_t> entries;
+  if (old != nullptr && old->duals) {
+    std::size_t matched = 0;
+    entries = dual_entries(*old->duals, train, matched);
+  }
+  const std::vector<std::ptrdiff_t>* rows = old != nullptr && old->duals ? &entries : nullptr;
   std::optional<WarmStart> whole;
-  if (old != nullptr) whole = warm_start_of(*old, train);
+  if (old != nullptr) whole = warm_start_of(*old, train, -1, rows);
   const WarmStart* warm = whole ? &*whole : nullptr;
 
   switch (config.objective.id) {
@@ -323,7 +331,9 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
       // Two classes: one-vs-all is the binary problem itself.
       if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch, warm));
       std::vector<WarmStart> per_class;
-      for (std::size_t k = 0; old != nullptr && k < K; ++k) per_class.push_back(warm_start_of(*old, train, static_cast<int>(k)));
+      for (std::size_t k = 0; old != nullptr && k < K; ++k) {
+        per_class.push_back(warm_start_of(*old, train, static_cast<int>(k), rows));
+      }
       return binary_result(train_one_vs_all(
           train, static_cast<int>(K), s, [&](int k) { return WeightedHinge(k, cost, cbar); }, {}, per_class));
     }

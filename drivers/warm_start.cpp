@@ -90,7 +90,7 @@ std::uint64_t schedule_steps_of(const Model& model) {
   return std::max<std::uint64_t>(summed ? iterations / static_cast<std::uint64_t>(model.outputs) : iterations, 1);
 }
 
-WarmStart warm_start_of(const Model& old, const Dataset& train, int k) {
+WarmStart warm_start_of(const Model& old, const Dataset& train, int k, const std::vector<std::ptrdiff_t>* entries) {
   if (train.dimension != old.dimension) {
     throw std::logic_error("warm start: the data's dimension was not checked against the model (check_init_model)");
   }
@@ -98,7 +98,8 @@ WarmStart warm_start_of(const Model& old, const Dataset& train, int k) {
   w.steps = schedule_steps_of(old);
   if (old.duals) {
     std::size_t matched = 0;
-    w.stored_alpha = match_duals(*old.duals, train, k, matched);
+    w.stored_alpha =
+        entries != nullptr ? match_duals(*old.duals, *entries, k) : match_duals(*old.duals, train, k, matched);
   }
   if (k < 0) {
     w.weights = old.weights;

@@ -4,6 +4,7 @@
 // core/engine.hpp for what each solver does with it; README § Warm start).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,7 +39,10 @@ std::uint64_t schedule_steps_of(const Model& model);
 
 // The solver state of output `k` of the old model (k < 0: every output, as
 // stored), in the data's dimension (check_init_model made them equal).
-WarmStart warm_start_of(const Model& old, const Dataset& train, int k = -1);
+// `entries` (optional): dual_entries(*old.duals, train), computed once for
+// the warm starts of all outputs (else the rows are hashed again).
+WarmStart warm_start_of(const Model& old, const Dataset& train, int k = -1,
+                        const std::vector<std::ptrdiff_t>* entries = nullptr);
 
 // Record the warm start in a trained model's summary: where from, and the
 // schedule step its weights now stand at (the old one plus this run's steps
