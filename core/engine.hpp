@@ -35,7 +35,7 @@ class Sampler {
  public:
   Sampler(const Dataset& data, Sampling mode, std::uint64_t seed)
       : mode_(mode), n_(data.size()), rng_(seed),
-        pass_order_(mode == Sampling::kPermutation && block_order_pays(data), data.size()) {
+        pass_order_(data, mode) {
     if (mode_ == Sampling::kPermutation || mode_ == Sampling::kShuffle) {
       order_.resize(n_);
       std::iota(order_.begin(), order_.end(), std::size_t{0});

@@ -483,7 +483,7 @@ class BinarySdca {
   bool losses_known_ = false;
   std::vector<std::uint32_t> active_;  // examples visited in the next pass
   Rng rng_{derive_seed(s_.seed, 4)};
-  PassOrder pass_order_{s_.sampling == Sampling::kPermutation && block_order_pays(data_), data_.size()};
+  PassOrder pass_order_{data_, s_.sampling};
   bool automatic_ = false, shrinking_ = false;
   std::uint64_t T_ = 0, t_ = 0;
   double pg_max_old_ = 0.0, pg_min_old_ = 0.0, unshrink_below_ = 0.1;

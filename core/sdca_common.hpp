@@ -38,8 +38,9 @@ namespace pegasos {
 // still above it). RCV1-like (780k rows): a failing check after pass 2 (the
 // dual rose 1.7%) is skipped, and pass 3's is taken (the estimate said 9
 // tolerances, the exact gap was within one), which saves a shrunk pass and
-// a check (3.33 -> 3 passes, 2 -> 1 checks). `primal()` also brings `weights` / `bias` up to date. Returns
-// true when training stops (converged, or on_epoch asked to).
+// a check (3.33 -> 3 passes, 2 -> 1 checks). `primal()` also brings
+// `weights` / `bias` up to date. Returns true when training stops
+// (converged, or on_epoch asked to).
 inline constexpr double kNearEstimate = 10.0;
 // For the check's rule above: visits since the last exact check, and the
 // dual estimate's rise over the pass. Hand-overs pass {} (their estimate is

@@ -53,8 +53,8 @@ class MulticlassActiveSets {
 // Ask the cache for the weights an example's visit reads: for each of its
 // features the active classes' entries of that feature's row of W (K
 // doubles), or the whole row when many classes are active.
-[[gnu::always_inline]] inline void prefetch_class_weights(const double* W, std::size_t K, const RowView& x, const std::uint32_t* cls,
-                                   std::size_t k) {
+[[gnu::always_inline]] inline void prefetch_class_weights(const double* W, std::size_t K, const RowView& x,
+                                                         const std::uint32_t* cls, std::size_t k) {
   constexpr std::size_t kLine = 64 / sizeof(double);
   for (std::uint32_t j = 0; j < x.nnz; ++j) {
     const double* row = W + std::size_t{x.indices[j]} * K;
@@ -217,11 +217,11 @@ class MulticlassSdca {
     int epoch = 0;
     while (t_ < T_) {
       ++epoch;
-      const double dual_at_start = lambda_ * (sum_alpha_y_ - sq_norm_ / 2);
+      const double dual_at_start = dual_estimate_now();
       const Pass pass = coordinate_ascent();
       bool unshrink = false, tighten = false;
       if (shrinking_) shrink(pass, unshrink, tighten);
-      const double dual_estimate = lambda_ * (sum_alpha_y_ - sq_norm_ / 2);
+      const double dual_estimate = dual_estimate_now();
       const CheckHints hints{t_ - checks_.checked_at, dual_estimate - dual_at_start};
       if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, pass.full, hints, sq_norm_,
                       checks_.best.certified(lambda_ / 2 * sq_norm_ + pass.visited_loss / static_cast<double>(n_)),
@@ -441,6 +441,8 @@ class MulticlassSdca {
     checks_.best.offer(p, w_out_, bias_);
     return checks_.best.certified(p);
   }
+  // D from the running sums (exact up to their rounding).
+  double dual_estimate_now() const { return lambda_ * (sum_alpha_y_ - sq_norm_ / 2); }
   double dual() const { return lambda_ * (sum_alpha_y_ - (checks_.w_sq_at == t_ ? checks_.w_sq : squared_norm(W_)) / 2); }
   double primal_checked() {
     checks_.checked_at = t_;
@@ -529,7 +531,7 @@ class MulticlassSdca {
   std::vector<double> W_, alpha_, sq_, cap_;
   std::vector<std::uint32_t> active_;
   Rng rng_{derive_seed(s_.seed, 4)};
-  PassOrder pass_order_{s_.sampling == Sampling::kPermutation && block_order_pays(data_), data_.size()};
+  PassOrder pass_order_{data_, s_.sampling};
   bool automatic_ = false, shrinking_ = false;
   std::uint64_t T_ = 0, t_ = 0;
   MulticlassActiveSets sets_;

@@ -29,6 +29,7 @@
 
 #include "core/dataset.hpp"
 #include "core/random.hpp"
+#include "core/training.hpp"
 
 namespace pegasos {
 
@@ -49,7 +50,9 @@ inline bool classes_look_shuffled(std::span<const int> labels, std::size_t class
   const std::size_t counted = blocks * kVisitBlock;
   std::vector<double> expected(classes, 0.0);  // per block: share · kVisitBlock
   for (std::size_t i = 0; i < counted; ++i) {
-    if (labels[i] >= 0 && static_cast<std::size_t>(labels[i]) < classes) expected[static_cast<std::size_t>(labels[i])] += 1.0;
+    if (labels[i] >= 0 && static_cast<std::size_t>(labels[i]) < classes) {
+      expected[static_cast<std::size_t>(labels[i])] += 1.0;
+    }
   }
   std::size_t present = 0;
   for (double& e : expected) {
@@ -85,7 +88,8 @@ inline bool classes_look_shuffled(std::span<const int> labels, std::size_t class
 
 // Whether `sampling: permutation` visits `data` in blocks (see above).
 inline bool block_order_pays(const Dataset& data) {
-  const std::uint64_t bytes = data.nnz() * (sizeof(float) + sizeof(std::uint32_t)) + data.size() * sizeof(std::uint64_t);
+  const std::uint64_t bytes =
+      data.nnz() * (sizeof(float) + sizeof(std::uint32_t)) + data.size() * sizeof(std::uint64_t);
   return bytes >= kBlockedBytes && classes_look_shuffled(data.labels, data.classes.size());
 }
 
@@ -95,6 +99,10 @@ class PassOrder {
   PassOrder(bool blocked, std::size_t n) : blocked_(blocked) {
     if (blocked_) bits_.assign(n / 64 + 1, 0);
   }
+  // The order `sampling` asks for on `data`: blocks where permutation sampling
+  // pays for them (block_order_pays), else the uniform permutation.
+  PassOrder(const Dataset& data, Sampling sampling)
+      : PassOrder(sampling == Sampling::kPermutation && block_order_pays(data), data.size()) {}
   bool blocked() const { return blocked_; }
 
   template <class T>

@@ -97,8 +97,9 @@ std::vector<ConfigKey> key_list() {
       {"projection", true, "project onto the ball ‖w‖ ≤ 1/√λ after each step", true},
       {"output", "average", "which iterate is the model: last | average | random", true},
       {"average_gamma", 10.0, "polynomial-decay averaging weight γ ≥ 0 (0 = plain average)", true},
-      {"sampling", "permutation", "uniform (with replacement) | permutation (cache-friendly blocks on large data) | shuffle (a uniform "
-       "permutation every pass) | sequential | balanced",
+      {"sampling", "permutation",
+       "uniform (with replacement) | permutation (cache-friendly blocks on large data) | "
+       "shuffle (a uniform permutation every pass) | sequential | balanced",
        true},
       {"bias", "feature", "none | feature (constant feature, regularised) | unregularized"},
       {"seed", 42, "random seed; the same seed gives a byte-identical model"},

@@ -39,7 +39,8 @@ std::vector<std::pair<std::uint64_t, std::size_t>> sorted_by_hash(const std::vec
   for (std::size_t i = 0; i < n; ++i) out[at[hash[i] >> kShift]++] = {hash[i], i};
   parallel_for_index(start.size() - 1, [&](std::size_t b) {
     if (start[b + 1] - start[b] > 1) {
-      std::sort(out.begin() + static_cast<std::ptrdiff_t>(start[b]), out.begin() + static_cast<std::ptrdiff_t>(start[b + 1]));
+      std::sort(out.begin() + static_cast<std::ptrdiff_t>(start[b]),
+                out.begin() + static_cast<std::ptrdiff_t>(start[b + 1]));
     }
   });
   return out;

@@ -159,8 +159,11 @@ void check_source_model(const TrainConfig& config, const Model& source, const Da
   }
 }
 
+// `entries`: dual_entries of old's stored duals for `train` (null when old
+// stores none), hashed once by train_model for every warm start made here.
 Model train_transfer(const TrainConfig& config, const Dataset& train,
-                     const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old) {
+                     const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old,
+                     const std::vector<std::ptrdiff_t>* entries) {
   const std::shared_ptr<const Model> loaded =
       config.source ? config.source : std::make_shared<const Model>(load_model(config.source_model));
   const Model& source = *loaded;
@@ -184,7 +187,7 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
   // A warm start trains u from u_old = w_old − w_R (the target's bias is its own).
   std::optional<WarmStart> warm;
   if (old != nullptr) {
-    warm = warm_start_of(*old, train);
+    warm = warm_start_of(*old, train, -1, entries);
     for (std::uint32_t j = 0; j < std::min(train.dimension, source.dimension); ++j) warm->weights[j] -= source.weights[j];
   }
   TrainResult r = train_with_solver(train, TransferHinge(1, std::move(offset), source_loss), config.engine, on_epoch,
@@ -199,7 +202,8 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
 }
 
 Model train_objective(const TrainConfig& config, const Dataset& train,
-                      const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old);
+                      const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old,
+                      const std::vector<std::ptrdiff_t>* entries);
 
 }  // namespace
 
@@ -275,15 +279,18 @@ Model train_model(const TrainConfig& config, const Dataset& train,
     resolve_objective(resolved, train);
     return train_model(resolved, train, on_epoch);
   }
-  if (config.init_model.empty()) return train_objective(config, train, on_epoch, nullptr);
+  if (config.init_model.empty()) return train_objective(config, train, on_epoch, nullptr, nullptr);
   if (!config.init) throw std::logic_error("train_model: init_model given but not read (load_init_model)");
   const std::size_t K = train.classes.size();
   const bool one_vs_all = config.objective.id == ObjectiveId::kOva && K > 2;
-  Model m = train_objective(config, train, on_epoch, config.init.get());
+  // Each row's entry among OLD's stored dual variables: the rows hashed once,
+  // for every output's warm start (one-vs-all: K + 1) and the count below.
+  std::vector<std::ptrdiff_t> entries;
+  std::size_t matched = 0;
+  if (config.init->duals) entries = dual_entries(*config.init->duals, train, matched);
+  Model m = train_objective(config, train, on_epoch, config.init.get(), config.init->duals ? &entries : nullptr);
   mark_warm_started(m, config, *config.init, one_vs_all ? K : 1);
   if (config.init->duals) {  // how many rows resumed from OLD's stored dual variables
-    std::size_t matched = 0;
-    match_duals(*config.init->duals, train, 0, matched);
     nlohmann::json extra = m.training.extra.empty() ? nlohmann::json::object() : json_object_of(m.training.extra);
     extra["warm_start_duals"] = std::to_string(matched) + " of " + std::to_string(train.size()) + " rows";
     m.training.extra = json_object_text(extra);
@@ -294,9 +301,10 @@ Model train_model(const TrainConfig& config, const Dataset& train,
 namespace {
 
 // The configured objective's training, from zero or from `old` (checked by
-// check_init_model).
+// check_init_model); `entries` as for train_transfer.
 Model train_objective(const TrainConfig& config, const Dataset& train,
-                      const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old) {
+                      const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old,
+                      const std::vector<std::ptrdiff_t>* entries) {
   const EngineSettings& s = config.engine;
   const std::vector<double> cost = class_costs(config.class_weight, train);
   const double cbar = mean_cost(cost, train);
@@ -306,16 +314,8 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
     return package(config, train, std::move(r), regulariser);
   };
 
-  // The rows hashed once for every output's stored duals (one-vs-all: K + 1
-  // warm starts).
-  std::vector<std::ptrdiff_t> entries;
-  if (old != nullptr && old->duals) {
-    std::size_t matched = 0;
-    entries = dual_entries(*old->duals, train, matched);
-  }
-  const std::vector<std::ptrdiff_t>* rows = old != nullptr && old->duals ? &entries : nullptr;
   std::optional<WarmStart> whole;
-  if (old != nullptr) whole = warm_start_of(*old, train, -1, rows);
+  if (old != nullptr) whole = warm_start_of(*old, train, -1, entries);
   const WarmStart* warm = whole ? &*whole : nullptr;
 
   switch (config.objective.id) {
@@ -323,7 +323,7 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
       return binary_result(train_with_solver(train, Hinge(1, mean_weight(train)), s, on_epoch, warm));
     case ObjectiveId::kWeightedHinge:
       return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch, warm));
-    case ObjectiveId::kTransfer: return train_transfer(config, train, on_epoch, old);
+    case ObjectiveId::kTransfer: return train_transfer(config, train, on_epoch, old, entries);
     case ObjectiveId::kMulticlassHinge:
       return binary_result(
           train_with_solver(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch, warm));
@@ -332,7 +332,7 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
       if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch, warm));
       std::vector<WarmStart> per_class;
       for (std::size_t k = 0; old != nullptr && k < K; ++k) {
-        per_class.push_back(warm_start_of(*old, train, static_cast<int>(k), rows));
+        per_class.push_back(warm_start_of(*old, train, static_cast<int>(k), entries));
       }
       return binary_result(train_one_vs_all(
           train, static_cast<int>(K), s, [&](int k) { return WeightedHinge(k, cost, cbar); }, {}, per_class));
