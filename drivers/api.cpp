@@ -117,7 +117,8 @@ Trained train(const Settings& settings, const std::string& data_path,
   out.examples = loaded.data.size();
   out.features = loaded.data.dimension;
   out.nnz = loaded.data.nnz();
-  out.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto loaded_at = std::chrono::steady_clock::now();
+  out.load_seconds = std::chrono::duration<double>(loaded_at - start).count();
   MapSeconds map_seconds;
   std::shared_ptr<const FeatureMap> map = approximate_kernel(config, loaded.data, &map_seconds);
   out.map_fit_seconds = map_seconds.fit;
@@ -126,7 +127,8 @@ Trained train(const Settings& settings, const std::string& data_path,
   AnyModel model = fit_model(config, loaded.data, loaded.features, on_epoch);
   attach_feature_map(model, std::move(map));
   out.model = wrap(std::move(model));
-  return out;
+  out.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count();
+  return out;  // the training data is freed here, after the timer (780k RCV1-like rows: 30 ms)
 }
 
 Model train(const Settings& settings, Dataset data, const std::function<bool(const EpochInfo&)>& on_epoch) {

@@ -81,6 +81,9 @@ struct Trained {
   std::size_t examples = 0, features = 0;
   std::uint64_t nnz = 0;
   double load_seconds = 0.0;  // reading (and featurising) the data, checking the source model
+  // From the data loaded to the model built (the map below included); not
+  // the release of the training data's memory afterwards.
+  double train_seconds = 0.0;
   // kernel_approximation (part of training): fitting the map, mapping the rows.
   double map_fit_seconds = 0.0, map_seconds = 0.0;
 };

@@ -122,7 +122,6 @@ std::string convergence_problem(const nlohmann::json& training,
 
 int run_train(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
               const std::string& model_path, bool quiet, bool strict) {
-  const auto start = Clock::now();
   const api::Settings settings = api::Settings::load(config_path, sets);  // validated before any data is read
   strict = strict || settings.strict();
   enable_status_line(!quiet);
@@ -130,7 +129,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   const api::Trained result = api::train(settings, data_path, [&](const EpochInfo& e) { return progress(e); });
   progress.finish();
   const double load_seconds = result.load_seconds;
-  const double train_seconds = seconds_since(start) - load_seconds;
+  const double train_seconds = result.train_seconds;
   const AnyModel& trained = result.model.any();
   if (trained.kernel) {  // kernel SDCA certifies by its duality gap; kernel Pegasos cannot
     const nlohmann::json training = trained.training();
