@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include <tbb/global_control.h>
 #include <xxhash.h>
 
 #include "core/parallel.hpp"
@@ -21,9 +22,10 @@ std::string_view label_of(const Dataset& data, const RowView& x) {
 
 // The (hash, row) pairs in increasing order. The hashes are uniform, so a
 // counting sort on their top 16 bits leaves buckets of a few pairs, each
-// sorted on its own (in parallel): the order std::sort gives, as the pairs are
-// distinct, in a third of tbb::parallel_sort's time (780k rows: 10 vs 30 ms).
-std::vector<std::pair<std::uint64_t, std::size_t>> sorted_by_hash(const std::vector<std::uint64_t>& hash) {
+// sorted on its own (in parallel unless `serial`): the order std::sort gives, as
+// the pairs are distinct, in a third of tbb::parallel_sort's time (780k rows:
+// 10 vs 30 ms).
+RowHashJob::Sorted sorted_by_hash(const std::vector<std::uint64_t>& hash, bool serial = false) {
   const std::size_t n = hash.size();
   std::vector<std::pair<std::uint64_t, std::size_t>> out(n);
   if (n <= kSerialRows) {
@@ -37,12 +39,17 @@ std::vector<std::pair<std::uint64_t, std::size_t>> sorted_by_hash(const std::vec
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
   std::vector<std::size_t> at(start.begin(), start.end() - 1);
   for (std::size_t i = 0; i < n; ++i) out[at[hash[i] >> kShift]++] = {hash[i], i};
-  parallel_for_index(start.size() - 1, [&](std::size_t b) {
+  const auto sort_bucket = [&](std::size_t b) {
     if (start[b + 1] - start[b] > 1) {
       std::sort(out.begin() + static_cast<std::ptrdiff_t>(start[b]),
                 out.begin() + static_cast<std::ptrdiff_t>(start[b + 1]));
     }
-  });
+  };
+  if (serial) {
+    for (std::size_t b = 0; b + 1 < start.size(); ++b) sort_bucket(b);
+  } else {
+    parallel_for_index(start.size() - 1, sort_bucket);
+  }
   return out;
 }
 
@@ -76,12 +83,33 @@ std::vector<std::uint64_t> row_hashes(const Dataset& data) {
   return hash;
 }
 
+bool background_hashing_pays(const Dataset& data) {
+  // Below this the parallel hashing after training takes a few milliseconds.
+  constexpr std::uint64_t kMinNonZeros = std::uint64_t{1} << 20;
+  return data.size() > kSerialRows && data.nnz() >= kMinNonZeros &&
+         tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) >= 2;
+}
+
+RowHashJob::RowHashJob(const Dataset& data, bool background) {
+  if (!background) return;
+  // Serial: the solver's thread keeps its core (no TBB work is queued).
+  pending_ = std::async(std::launch::async, [&data] {
+    std::vector<std::uint64_t> hash(data.size());
+    for (std::size_t i = 0; i < hash.size(); ++i) hash[i] = row_hash(data.row(i), label_of(data, data.row(i)));
+    return sorted_by_hash(hash, true);
+  });
+}
+
+RowHashJob::Sorted RowHashJob::take(const Dataset& data) {
+  if (pending_.valid()) return pending_.get();
+  return sorted_by_hash(row_hashes(data));
+}
+
 std::optional<StoredDuals> collect_duals(const Dataset& data, const std::vector<double>& fraction, std::size_t K,
-                                         std::string& note) {
+                                         std::string& note, RowHashJob* hashes) {
   const std::size_t n = data.size();
   if (K == 0 || fraction.size() != n * K) return std::nullopt;
-  const std::vector<std::uint64_t> hash = row_hashes(data);
-  const std::vector<std::pair<std::uint64_t, std::size_t>> by_hash = sorted_by_hash(hash);
+  const RowHashJob::Sorted by_hash = hashes != nullptr ? hashes->take(data) : sorted_by_hash(row_hashes(data));
   StoredDuals out;
   out.outputs = static_cast<int>(K);
   out.rows.reserve(n);

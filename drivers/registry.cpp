@@ -89,7 +89,9 @@ void note_sample_weights(TrainingSummary& t, const Dataset& train) {
 
 // Takes the result by value: callers move it in, so the weights (80 MB at
 // d = 10⁷) are not copied.
-Model package(const TrainConfig& config, const Dataset& train, TrainResult r, double regulariser) {
+// `hashes` (optional): the job hashing `train`'s rows for the stored duals.
+Model package(const TrainConfig& config, const Dataset& train, TrainResult r, double regulariser,
+              RowHashJob* hashes = nullptr) {
   Model m;
   m.objective = std::string(config.objective.name);
   m.classes = train.classes;
@@ -126,7 +128,7 @@ Model package(const TrainConfig& config, const Dataset& train, TrainResult r, do
   if (!train.weights.empty()) note_sample_weights(t, train);
   if (config.keep_duals && !r.alpha_fraction.empty()) {
     std::string note;
-    m.duals = collect_duals(train, r.alpha_fraction, static_cast<std::size_t>(r.outputs), note);
+    m.duals = collect_duals(train, r.alpha_fraction, static_cast<std::size_t>(r.outputs), note, hashes);
     if (!note.empty()) {  // too many to store: the summary says so
       nlohmann::json extra = t.extra.empty() ? nlohmann::json::object() : json_object_of(t.extra);
       extra["duals"] = note;
@@ -161,9 +163,10 @@ void check_source_model(const TrainConfig& config, const Model& source, const Da
 
 // `entries`: dual_entries of old's stored duals for `train` (null when old
 // stores none), hashed once by train_model for every warm start made here.
+// `hashes`: as for package.
 Model train_transfer(const TrainConfig& config, const Dataset& train,
                      const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old,
-                     const std::vector<std::ptrdiff_t>* entries) {
+                     const std::vector<std::ptrdiff_t>* entries, RowHashJob* hashes) {
   const std::shared_ptr<const Model> loaded =
       config.source ? config.source : std::make_shared<const Model>(load_model(config.source_model));
   const Model& source = *loaded;
@@ -198,7 +201,7 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
   r.weights.resize(dim, 0.0);
   for (std::uint32_t j = 0; j < source.dimension; ++j) r.weights[j] += source.weights[j];
   r.dimension = dim;
-  return package(config, train, std::move(r), regulariser);
+  return package(config, train, std::move(r), regulariser, hashes);
 }
 
 Model train_objective(const TrainConfig& config, const Dataset& train,
@@ -309,9 +312,14 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
   const std::vector<double> cost = class_costs(config.class_weight, train);
   const double cbar = mean_cost(cost, train);
   const std::size_t K = train.classes.size();
+  // A dual solver that runs on one thread (not one-vs-all's parallel
+  // classes) leaves the second core to hash the rows for its stored duals.
+  const bool serial_dual = use_sdca(s) && config.objective.id != ObjectiveId::kKernelHinge &&
+                           !(config.objective.id == ObjectiveId::kOva && K > 2);
+  RowHashJob hashes(train, config.keep_duals && serial_dual && background_hashing_pays(train));
   auto binary_result = [&](TrainResult r) {
     const double regulariser = plain_regulariser(s.lambda, r, s.bias);
-    return package(config, train, std::move(r), regulariser);
+    return package(config, train, std::move(r), regulariser, &hashes);
   };
 
   std::optional<WarmStart> whole;
@@ -323,7 +331,7 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
       return binary_result(train_with_solver(train, Hinge(1, mean_weight(train)), s, on_epoch, warm));
     case ObjectiveId::kWeightedHinge:
       return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch, warm));
-    case ObjectiveId::kTransfer: return train_transfer(config, train, on_epoch, old, entries);
+    case ObjectiveId::kTransfer: return train_transfer(config, train, on_epoch, old, entries, &hashes);
     case ObjectiveId::kMulticlassHinge:
       return binary_result(
           train_with_solver(train, MulticlassHinge(static_cast<int>(K), cost, cbar), s, on_epoch, warm));

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <functional>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -339,6 +340,40 @@ TEST_CASE("stored duals: a row hashes the same however it is read again", "[warm
   CHECK(hash(t1, 1) == hash(t2, 1));
   CHECK(hash(t1, 0) == hash(again, 0));
   CHECK(hash(t1, 0) != hash(t1, 1));
+}
+
+TEST_CASE("stored duals: rows hashed on a thread of their own give the same entries", "[warm][duals]") {
+  // Duplicated rows (the same content twice) share an entry, the mean of their fractions.
+  Dataset ds = fixtures::gaussian(3000, 12, 5, 0.7);
+  std::vector<std::size_t> rows(ds.size());
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  for (std::size_t i = 0; i < 500; ++i) rows.push_back(i * 3);
+  ds = subset(ds, rows);
+  std::vector<double> fraction(ds.size());
+  for (std::size_t i = 0; i < fraction.size(); ++i) fraction[i] = (i % 7 == 0) ? 0.0 : static_cast<double>(i % 11) / 10;
+  std::string note;
+  const std::optional<StoredDuals> inline_hashes = collect_duals(ds, fraction, 1, note);
+  RowHashJob job(ds, true), later(ds, false);
+  const std::optional<StoredDuals> background = collect_duals(ds, fraction, 1, note, &job);
+  const std::optional<StoredDuals> deferred = collect_duals(ds, fraction, 1, note, &later);
+  REQUIRE(inline_hashes.has_value());
+  REQUIRE(background.has_value());
+  REQUIRE(deferred.has_value());
+  CHECK(inline_hashes->rows.size() < ds.size() - 400);  // shared and zero entries left out
+  CHECK(background->rows == inline_hashes->rows);
+  CHECK(testutil::bits(background->alpha) == testutil::bits(inline_hashes->alpha));
+  CHECK(deferred->rows == inline_hashes->rows);
+  CHECK(testutil::bits(deferred->alpha) == testutil::bits(inline_hashes->alpha));
+  // Against a brute-force count: one entry per distinct row with a non-zero mean.
+  std::map<std::uint64_t, std::pair<double, int>> sums;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    auto& e = sums[row_hash(ds.row(i), ds.classes[static_cast<std::size_t>(ds.row(i).label)])];
+    e.first += fraction[i];
+    ++e.second;
+  }
+  std::size_t nonzero = 0;
+  for (const auto& [h, e] : sums) nonzero += e.first != 0.0 ? 1 : 0;
+  CHECK(background->rows.size() == nonzero);
 }
 
 TEST_CASE("stored duals: a corrupt duals section is refused, exit 2 naming the field", "[warm][duals][cli]") {
