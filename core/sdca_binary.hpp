@@ -58,8 +58,10 @@ class BinarySdca {
     if (s.bias == BiasMode::kUnregularized) {
       throw ConfigError("solver: sdca supports bias none or feature, not unregularized");
     }
-    // Per example: y_i·c_i, ‖x_i‖² (with the constant feature), and the
-    // offset o_i (a read of the data: in parallel, each row its own entries).
+    // Per example: y_i·c_i and the offset o_i (in parallel, each row its own
+    // entries). ‖x_i‖² (with the constant feature) is summed by the first
+    // pass, which reads the row anyway: a read of all the data less (780k
+    // RCV1-like rows: 35 ms here, for about 13 more in the first pass).
     hot_.resize(n_);
     offset_.assign(n_, 0.0);
     parallel_for_index(
@@ -67,7 +69,6 @@ class BinarySdca {
         [&](std::size_t i) {
           const RowView x = data.row(i);
           hot_[i].signed_cost = objective.signed_cost(x);
-          hot_[i].sq = squared_norm(x, B_ * B_);
           if constexpr (HasScoreOffset<O>) objective.add_offset(x, &offset_[i]);
         },
         kSerialRows);
@@ -79,7 +80,12 @@ class BinarySdca {
       checks_.best.offer(primal_objective(data, objective, s, start->weights, start->bias), start->weights, start->bias);
     }
     activate_all();
-    T_ = sdca_visit_budget(s, squares(), automatic_);
+    if (visit_budget_reads_norms(s)) {  // automatic: the cap once the first pass has the norms
+      automatic_ = true;
+      T_ = n_;
+    } else {
+      T_ = sdca_visit_budget(s, n_, 0.0, automatic_);
+    }
     shrinking_ = automatic_;
     if (start != nullptr && automatic_) {
       const double p0 = primal();
@@ -95,7 +101,7 @@ class BinarySdca {
     while (t_ < T_) {
       ++epoch;
       const double dual_at_start = dual_estimate_now();
-      const Pass pass = coordinate_ascent();
+      const Pass pass = norms_pending_ ? first_pass() : coordinate_ascent<false>();
       conjugate_gradient(pass);
       bool unshrink = false, tighten = false;
       if (shrinking_) shrink(pass, unshrink, tighten);
@@ -179,8 +185,24 @@ class BinarySdca {
     pg_min_old_ = -std::numeric_limits<double>::infinity();
   }
 
+  // The first pass, which also sums each row's ‖x_i‖² as it reads it (the
+  // same sum, in the same order, as squared_norm), then the norms of any
+  // rows it did not reach (a budget under one pass) and the visit budget
+  // that depends on them.
+  Pass first_pass() {
+    const Pass pass = coordinate_ascent<true>();
+    for (std::size_t v = pass.visits; v < active_.size(); ++v) {
+      hot_[active_[v]].sq = squared_norm(data_.row(active_[v]), B_ * B_);
+    }
+    norms_pending_ = false;
+    if (visit_budget_reads_norms(s_)) T_ = sdca_visit_budget(s_, squares(), automatic_);
+    return pass;
+  }
+
   // One pass of coordinate ascent over the active examples in a fresh random
   // order (the hot loop: its state in locals, written back at the end).
+  // kNorms: the first pass (first_pass).
+  template <bool kNorms>
   Pass coordinate_ascent() {
     Pass pass;
     pass.full = active_.size() == n_;
@@ -197,7 +219,17 @@ class BinarySdca {
       Hot& h = hot_[i];
       const RowView x = data_.row(i);
       double score = wb * B_;
-      for (std::uint32_t j = 0; j < x.nnz; ++j) score += static_cast<double>(x.values[j]) * w[x.indices[j]];
+      if constexpr (kNorms) {
+        double sq = B_ * B_;
+        for (std::uint32_t j = 0; j < x.nnz; ++j) {
+          const double v = x.values[j];
+          score += v * w[x.indices[j]];
+          sq += v * v;
+        }
+        h.sq = sq;
+      } else {
+        for (std::uint32_t j = 0; j < x.nnz; ++j) score += static_cast<double>(x.values[j]) * w[x.indices[j]];
+      }
       const double y = h.signed_cost >= 0 ? 1.0 : -1.0;
       const double c = std::abs(h.signed_cost);
       const double g = 1.0 - y * (score + offset(i));  // n·∂D/∂α_i
@@ -485,6 +517,7 @@ class BinarySdca {
   Rng rng_{derive_seed(s_.seed, 4)};
   PassOrder pass_order_{data_, s_.sampling};
   bool automatic_ = false, shrinking_ = false;
+  bool norms_pending_ = true;  // Hot::sq is summed by the first pass
   std::uint64_t T_ = 0, t_ = 0;
   double pg_max_old_ = 0.0, pg_min_old_ = 0.0, unshrink_below_ = 0.1;
   std::uint64_t cd_visits_ = 0, cg_every_ = kCgEvery;

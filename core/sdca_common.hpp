@@ -95,20 +95,29 @@ bool end_of_pass(const Dataset& data, const EngineSettings& s, int epoch, std::u
 // The visit budget of a dual run: iterations or epochs when given (a fixed
 // budget), else the cap of automatic stopping, max_epochs passes (or, at 0,
 // sized by κ = mean ‖x̃‖²/(λn) from the row norms `sq`).
-inline std::uint64_t sdca_visit_budget(const EngineSettings& s, const std::vector<double>& sq, bool& automatic) {
-  const std::size_t n = sq.size();
+// Whether sdca_visit_budget reads the row norms (automatic stopping with the
+// cap sized by the problem).
+inline bool visit_budget_reads_norms(const EngineSettings& s) {
+  return s.iterations == 0 && !(s.epochs > 0) && s.max_epochs <= 0;
+}
+
+// `sum_sq`: Σ‖x̃_i‖² over the n rows (read only where visit_budget_reads_norms).
+inline std::uint64_t sdca_visit_budget(const EngineSettings& s, std::size_t n, double sum_sq, bool& automatic) {
   std::uint64_t T = s.iterations;
   if (T == 0 && s.epochs > 0) T = static_cast<std::uint64_t>(std::ceil(s.epochs * static_cast<double>(n)));
   automatic = T == 0;
   if (!automatic) return T;
   int cap = s.max_epochs;
   if (cap <= 0) {
-    double sum = 0.0;
-    for (double v : sq) sum += v;
     const double nd = static_cast<double>(std::max<std::size_t>(n, 1));
-    cap = automatic_epoch_cap(Solver::kSdca, sum / nd / (s.lambda * nd));
+    cap = automatic_epoch_cap(Solver::kSdca, sum_sq / nd / (s.lambda * nd));
   }
   return static_cast<std::uint64_t>(cap) * n;
+}
+inline std::uint64_t sdca_visit_budget(const EngineSettings& s, const std::vector<double>& sq, bool& automatic) {
+  double sum = 0.0;
+  for (double v : sq) sum += v;
+  return sdca_visit_budget(s, sq.size(), sum, automatic);
 }
 
 // The best primal point of a dual run's exact checks, returned by a run that
