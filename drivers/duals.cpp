@@ -76,10 +76,11 @@ std::uint64_t row_hash(const RowView& x, std::string_view label) {
   return XXH3_64bits_withSeed(bytes.data(), n, kRowSeed);
 }
 
-std::vector<std::uint64_t> row_hashes(const Dataset& data) {
+std::vector<std::uint64_t> row_hashes(const Dataset& data, bool serial) {
   std::vector<std::uint64_t> hash(data.size());
   parallel_for_index(
-      data.size(), [&](std::size_t i) { hash[i] = row_hash(data.row(i), label_of(data, data.row(i))); }, kSerialRows);
+      data.size(), [&](std::size_t i) { hash[i] = row_hash(data.row(i), label_of(data, data.row(i))); },
+      serial ? data.size() : kSerialRows);
   return hash;
 }
 
@@ -93,11 +94,7 @@ bool background_hashing_pays(const Dataset& data) {
 RowHashJob::RowHashJob(const Dataset& data, bool background) {
   if (!background) return;
   // Serial: the solver's thread keeps its core (no TBB work is queued).
-  pending_ = std::async(std::launch::async, [&data] {
-    std::vector<std::uint64_t> hash(data.size());
-    for (std::size_t i = 0; i < hash.size(); ++i) hash[i] = row_hash(data.row(i), label_of(data, data.row(i)));
-    return sorted_by_hash(hash, true);
-  });
+  pending_ = std::async(std::launch::async, [&data] { return sorted_by_hash(row_hashes(data, true), true); });
 }
 
 RowHashJob::Sorted RowHashJob::take(const Dataset& data) {
@@ -109,7 +106,7 @@ std::optional<StoredDuals> collect_duals(const Dataset& data, const std::vector<
                                          std::string& note, RowHashJob* hashes) {
   const std::size_t n = data.size();
   if (K == 0 || fraction.size() != n * K) return std::nullopt;
-  const RowHashJob::Sorted by_hash = hashes != nullptr ? hashes->take(data) : sorted_by_hash(row_hashes(data));
+  const RowHashJob::Sorted by_hash = hashes != nullptr ? hashes->take(data) : RowHashJob().take(data);
   StoredDuals out;
   out.outputs = static_cast<int>(K);
   out.rows.reserve(n);

@@ -24,8 +24,8 @@ namespace pegasos {
 // same line or document read again hashes the same on any day.
 std::uint64_t row_hash(const RowView& x, std::string_view label);
 
-// row_hash of every row of `data` (its label's text), in parallel.
-std::vector<std::uint64_t> row_hashes(const Dataset& data);
+// row_hash of every row of `data` (its label's text), in parallel unless `serial`.
+std::vector<std::uint64_t> row_hashes(const Dataset& data, bool serial = false);
 
 // The rows' hashes in increasing order, as (hash, row) pairs: what
 // collect_duals groups the fractions by. They depend on the data alone, so a
