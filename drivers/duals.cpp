@@ -99,6 +99,7 @@ RowHashJob::RowHashJob(const Dataset& data, bool background) {
 
 RowHashJob::Sorted RowHashJob::take(const Dataset& data) {
   if (pending_.valid()) return pending_.get();
+  if (known_) return sorted_by_hash(*known_);
   return sorted_by_hash(row_hashes(data));
 }
 
@@ -138,10 +139,14 @@ std::optional<StoredDuals> collect_duals(const Dataset& data, const std::vector<
 }
 
 std::vector<std::ptrdiff_t> dual_entries(const StoredDuals& duals, const Dataset& data, std::size_t& matched) {
-  const std::size_t n = data.size();
+  return dual_entries(duals, row_hashes(data), matched);
+}
+
+std::vector<std::ptrdiff_t> dual_entries(const StoredDuals& duals, const std::vector<std::uint64_t>& hash,
+                                         std::size_t& matched) {
+  const std::size_t n = hash.size();
   std::vector<std::ptrdiff_t> entry(n, -1);
   matched = 0;
-  const std::vector<std::uint64_t> hash = row_hashes(data);
   for (std::size_t i = 0; i < n; ++i) {
     const auto it = std::lower_bound(duals.rows.begin(), duals.rows.end(), hash[i]);
     if (it == duals.rows.end() || *it != hash[i]) continue;

@@ -40,10 +40,14 @@ class RowHashJob {
   // Starts the job on `data` (which must outlive it) when `background`
   // (background_hashing_pays); otherwise take() computes them in parallel.
   RowHashJob(const Dataset& data, bool background);
+  // The rows' hashes already computed (row_hashes, e.g. for a warm start's
+  // dual_entries): take() only sorts them.
+  explicit RowHashJob(std::vector<std::uint64_t> hashes) : known_(std::move(hashes)) {}
   Sorted take(const Dataset& data);
 
  private:
   std::future<Sorted> pending_;
+  std::optional<std::vector<std::uint64_t>> known_;
 };
 
 // Whether a RowHashJob on `data` should start now: the data is large enough
@@ -66,6 +70,9 @@ std::vector<double> match_duals(const StoredDuals& duals, const Dataset& data, i
 // Each row's entry in `duals` (-1 for none): the rows hashed once, for the
 // warm starts of every output (match_duals below reads them per output).
 std::vector<std::ptrdiff_t> dual_entries(const StoredDuals& duals, const Dataset& data, std::size_t& matched);
+// The same from the rows' hashes (row_hashes(data)).
+std::vector<std::ptrdiff_t> dual_entries(const StoredDuals& duals, const std::vector<std::uint64_t>& hash,
+                                         std::size_t& matched);
 std::vector<double> match_duals(const StoredDuals& duals, const std::vector<std::ptrdiff_t>& entries, int k);
 
 }  // namespace pegasos

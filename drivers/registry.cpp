@@ -206,7 +206,7 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
 
 Model train_objective(const TrainConfig& config, const Dataset& train,
                       const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old,
-                      const std::vector<std::ptrdiff_t>* entries);
+                      const std::vector<std::ptrdiff_t>* entries, std::vector<std::uint64_t>* hashed);
 
 }  // namespace
 
@@ -282,16 +282,22 @@ Model train_model(const TrainConfig& config, const Dataset& train,
     resolve_objective(resolved, train);
     return train_model(resolved, train, on_epoch);
   }
-  if (config.init_model.empty()) return train_objective(config, train, on_epoch, nullptr, nullptr);
+  if (config.init_model.empty()) return train_objective(config, train, on_epoch, nullptr, nullptr, nullptr);
   if (!config.init) throw std::logic_error("train_model: init_model given but not read (load_init_model)");
   const std::size_t K = train.classes.size();
   const bool one_vs_all = config.objective.id == ObjectiveId::kOva && K > 2;
   // Each row's entry among OLD's stored dual variables: the rows hashed once,
-  // for every output's warm start (one-vs-all: K + 1) and the count below.
+  // for every output's warm start (one-vs-all: K + 1), the count below and
+  // the new model's stored duals.
+  std::vector<std::uint64_t> hashed;
   std::vector<std::ptrdiff_t> entries;
   std::size_t matched = 0;
-  if (config.init->duals) entries = dual_entries(*config.init->duals, train, matched);
-  Model m = train_objective(config, train, on_epoch, config.init.get(), config.init->duals ? &entries : nullptr);
+  if (config.init->duals) {
+    hashed = row_hashes(train);
+    entries = dual_entries(*config.init->duals, hashed, matched);
+  }
+  Model m = train_objective(config, train, on_epoch, config.init.get(), config.init->duals ? &entries : nullptr,
+                            config.init->duals ? &hashed : nullptr);
   mark_warm_started(m, config, *config.init, one_vs_all ? K : 1);
   if (config.init->duals) {  // how many rows resumed from OLD's stored dual variables
     nlohmann::json extra = m.training.extra.empty() ? nlohmann::json::object() : json_object_of(m.training.extra);
@@ -304,10 +310,11 @@ Model train_model(const TrainConfig& config, const Dataset& train,
 namespace {
 
 // The configured objective's training, from zero or from `old` (checked by
-// check_init_model); `entries` as for train_transfer.
+// check_init_model); `entries` as for train_transfer; `hashed` (optional):
+// row_hashes(train), taken for the stored duals.
 Model train_objective(const TrainConfig& config, const Dataset& train,
                       const std::function<bool(const EpochInfo&)>& on_epoch, const Model* old,
-                      const std::vector<std::ptrdiff_t>* entries) {
+                      const std::vector<std::ptrdiff_t>* entries, std::vector<std::uint64_t>* hashed) {
   const EngineSettings& s = config.engine;
   const std::vector<double> cost = class_costs(config.class_weight, train);
   const double cbar = mean_cost(cost, train);
@@ -316,7 +323,8 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
   // classes) leaves the second core to hash the rows for its stored duals.
   const bool serial_dual = use_sdca(s) && config.objective.id != ObjectiveId::kKernelHinge &&
                            !(config.objective.id == ObjectiveId::kOva && K > 2);
-  RowHashJob hashes(train, config.keep_duals && serial_dual && background_hashing_pays(train));
+  const bool background = config.keep_duals && serial_dual && background_hashing_pays(train);
+  RowHashJob hashes = hashed != nullptr ? RowHashJob(std::move(*hashed)) : RowHashJob(train, background);
   auto binary_result = [&](TrainResult r) {
     const double regulariser = plain_regulariser(s.lambda, r, s.bias);
     return package(config, train, std::move(r), regulariser, &hashes);

@@ -342,7 +342,7 @@ TEST_CASE("stored duals: a row hashes the same however it is read again", "[warm
   CHECK(hash(t1, 0) != hash(t1, 1));
 }
 
-TEST_CASE("stored duals: rows hashed on a thread of their own give the same entries", "[warm][duals]") {
+TEST_CASE("stored duals: rows hashed on a thread of their own, or before training, give the same entries", "[warm][duals]") {
   // Duplicated rows (the same content twice) share an entry, the mean of their fractions.
   Dataset ds = fixtures::gaussian(3000, 12, 5, 0.7);
   std::vector<std::size_t> rows(ds.size());
@@ -353,9 +353,10 @@ TEST_CASE("stored duals: rows hashed on a thread of their own give the same entr
   for (std::size_t i = 0; i < fraction.size(); ++i) fraction[i] = (i % 7 == 0) ? 0.0 : static_cast<double>(i % 11) / 10;
   std::string note;
   const std::optional<StoredDuals> inline_hashes = collect_duals(ds, fraction, 1, note);
-  RowHashJob job(ds, true), later(ds, false);
+  RowHashJob job(ds, true), later(ds, false), known(row_hashes(ds));
   const std::optional<StoredDuals> background = collect_duals(ds, fraction, 1, note, &job);
   const std::optional<StoredDuals> deferred = collect_duals(ds, fraction, 1, note, &later);
+  const std::optional<StoredDuals> given = collect_duals(ds, fraction, 1, note, &known);
   REQUIRE(inline_hashes.has_value());
   REQUIRE(background.has_value());
   REQUIRE(deferred.has_value());
@@ -364,6 +365,9 @@ TEST_CASE("stored duals: rows hashed on a thread of their own give the same entr
   CHECK(testutil::bits(background->alpha) == testutil::bits(inline_hashes->alpha));
   CHECK(deferred->rows == inline_hashes->rows);
   CHECK(testutil::bits(deferred->alpha) == testutil::bits(inline_hashes->alpha));
+  REQUIRE(given.has_value());
+  CHECK(given->rows == inline_hashes->rows);
+  CHECK(testutil::bits(given->alpha) == testutil::bits(inline_hashes->alpha));
   // Against a brute-force count: one entry per distinct row with a non-zero mean.
   std::map<std::uint64_t, std::pair<double, int>> sums;
   for (std::size_t i = 0; i < ds.size(); ++i) {
