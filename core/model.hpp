@@ -38,6 +38,11 @@ struct StoredDuals {
   std::vector<std::uint64_t> rows;
   std::vector<double> alpha;  // rows.size() × outputs
   int outputs = 1;
+  // How many training rows share each entry (rows.size() counts ≥ 1), or
+  // empty: every entry one row (files store it only when some entry has
+  // more; files from before it count as "unknown", and every matching row of
+  // the new data then gets the entry).
+  std::vector<std::uint32_t> copies;
 };
 
 struct Model : ModelHeader {

@@ -1,6 +1,7 @@
 #include "drivers/duals.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -127,6 +128,9 @@ std::optional<StoredDuals> collect_duals(const Dataset& data, const std::vector<
     if (nonzero) {
       out.rows.push_back(by_hash[p].first);
       out.alpha.insert(out.alpha.end(), mean.begin(), mean.end());
+      const auto copies = static_cast<std::uint32_t>(std::min<std::size_t>(q - p, UINT32_MAX));
+      if (copies > 1 && out.copies.empty()) out.copies.assign(out.rows.size() - 1, 1);
+      if (!out.copies.empty()) out.copies.push_back(copies);
     }
     p = q;
   }
@@ -147,10 +151,19 @@ std::vector<std::ptrdiff_t> dual_entries(const StoredDuals& duals, const std::ve
   const std::size_t n = hash.size();
   std::vector<std::ptrdiff_t> entry(n, -1);
   matched = 0;
+  // With the copy counts, an entry goes to as many matching rows as shared it
+  // (the first ones in the data's order); a further copy of the row is new.
+  const bool counted = duals.copies.size() == duals.rows.size();
+  std::vector<std::uint32_t> left = counted ? duals.copies : std::vector<std::uint32_t>{};
   for (std::size_t i = 0; i < n; ++i) {
     const auto it = std::lower_bound(duals.rows.begin(), duals.rows.end(), hash[i]);
     if (it == duals.rows.end() || *it != hash[i]) continue;
-    entry[i] = it - duals.rows.begin();
+    const std::ptrdiff_t e = it - duals.rows.begin();
+    if (counted) {
+      if (left[static_cast<std::size_t>(e)] == 0) continue;
+      --left[static_cast<std::size_t>(e)];
+    }
+    entry[i] = e;
     ++matched;
   }
   return entry;

@@ -190,7 +190,9 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
   // A warm start trains u from u_old = w_old − w_R (the target's bias is its own).
   std::optional<WarmStart> warm;
   if (old != nullptr) {
-    warm = warm_start_of(*old, train, -1, entries);
+    const std::vector<double> carry =
+        dual_carry_factors(*old, config.engine.lambda, train, std::vector<double>(train.classes.size(), 1.0));
+    warm = warm_start_of(*old, train, -1, entries, &carry);
     for (std::uint32_t j = 0; j < std::min(train.dimension, source.dimension); ++j) warm->weights[j] -= source.weights[j];
   }
   TrainResult r = train_with_solver(train, TransferHinge(1, std::move(offset), source_loss), config.engine, on_epoch,
@@ -331,7 +333,8 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
   };
 
   std::optional<WarmStart> whole;
-  if (old != nullptr) whole = warm_start_of(*old, train, -1, entries);
+  const std::vector<double> carry = old != nullptr ? dual_carry_factors(*old, s.lambda, train, cost) : std::vector<double>{};
+  if (old != nullptr) whole = warm_start_of(*old, train, -1, entries, &carry);
   const WarmStart* warm = whole ? &*whole : nullptr;
 
   switch (config.objective.id) {
@@ -348,7 +351,7 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
       if (K == 2) return binary_result(train_with_solver(train, WeightedHinge(1, cost, cbar), s, on_epoch, warm));
       std::vector<WarmStart> per_class;
       for (std::size_t k = 0; old != nullptr && k < K; ++k) {
-        per_class.push_back(warm_start_of(*old, train, static_cast<int>(k), entries));
+        per_class.push_back(warm_start_of(*old, train, static_cast<int>(k), entries, &carry));
       }
       return binary_result(train_one_vs_all(
           train, static_cast<int>(K), s, [&](int k) { return WeightedHinge(k, cost, cbar); }, {}, per_class));

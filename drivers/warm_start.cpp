@@ -1,12 +1,15 @@
 #include "drivers/warm_start.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "core/errors.hpp"
 #include "drivers/any_model.hpp"
 #include "drivers/duals.hpp"
 #include "drivers/registry.hpp"
 #include "io/model_json.hpp"
+#include "io/model_sections_json.hpp"
 #include "text/options.hpp"
 
 namespace pegasos {
@@ -90,7 +93,27 @@ std::uint64_t schedule_steps_of(const Model& model) {
   return std::max<std::uint64_t>(summed ? iterations / static_cast<std::uint64_t>(model.outputs) : iterations, 1);
 }
 
-WarmStart warm_start_of(const Model& old, const Dataset& train, int k, const std::vector<std::ptrdiff_t>* entries) {
+std::vector<double> dual_carry_factors(const Model& old, double lambda, const Dataset& train,
+                                       const std::vector<double>& cost) {
+  const std::size_t K = train.classes.size();
+  const std::optional<std::vector<double>> old_cost = training_class_cost(old.training);
+  if (!old.training.examples || *old.training.examples == 0 || !(old.lambda > 0.0) || !(lambda > 0.0) ||
+      train.size() == 0 || cost.size() != K || (old_cost && old_cost->size() != K)) {
+    return {};
+  }
+  const double ratio = (lambda * static_cast<double>(train.size())) /
+                       (old.lambda * static_cast<double>(*old.training.examples));
+  std::vector<double> factor(K);
+  for (std::size_t k = 0; k < K; ++k) {
+    const double before = old_cost ? (*old_cost)[k] : 1.0;
+    if (!(cost[k] > 0.0) || !(before > 0.0)) return {};
+    factor[k] = before / cost[k] * ratio;
+  }
+  return factor;
+}
+
+WarmStart warm_start_of(const Model& old, const Dataset& train, int k, const std::vector<std::ptrdiff_t>* entries,
+                        const std::vector<double>* carry) {
   if (train.dimension != old.dimension) {
     throw std::logic_error("warm start: the data's dimension was not checked against the model (check_init_model)");
   }
@@ -100,6 +123,18 @@ WarmStart warm_start_of(const Model& old, const Dataset& train, int k, const std
     std::size_t matched = 0;
     w.stored_alpha =
         entries != nullptr ? match_duals(*old.duals, *entries, k) : match_duals(*old.duals, train, k, matched);
+    if (carry != nullptr && !carry->empty()) {
+      const std::size_t width = train.size() == 0 ? 0 : w.stored_alpha.size() / train.size();
+      for (std::size_t i = 0; i < train.size(); ++i) {
+        if (train.labels[i] < 0) continue;
+        const double r = (*carry)[static_cast<std::size_t>(train.labels[i])];
+        for (std::size_t m = 0; m < width; ++m) {
+          double& f = w.stored_alpha[i * width + m];
+          if (!std::isfinite(f)) continue;
+          f = std::clamp(f * r, -1.0, 1.0);
+        }
+      }
+    }
   }
   if (k < 0) {
     w.weights = old.weights;

@@ -37,12 +37,27 @@ void check_init_model(const TrainConfig& config, const Model& old, Dataset& trai
 // else its iterations (per class for one-vs-all); at least 1.
 std::uint64_t schedule_steps_of(const Model& model);
 
+// Per class of `train`, the factor that carries the old model's stored dual
+// fractions (α over the row's box bound, core/warm_start.hpp box_fractions)
+// to this run's box bounds so that each row keeps its coefficient in w:
+// binary w = (1/(λn)) Σ α_i y_i x̃_i with α_i ∈ [0, c_i], Crammer–Singer
+// α_i ∈ [−c_i/(λn), c_i/(λn)] with W = Σ α_i x̃_i; both give the factor
+// (c_old/c_new)·(λ_new n_new)/(λ_old n_old) for a row of the class (its
+// sample weight cancels). Empty (keep the fractions) when the old model does
+// not record its λ, examples or class costs. `cost`: this run's class costs.
+std::vector<double> dual_carry_factors(const Model& old, double lambda, const Dataset& train,
+                                       const std::vector<double>& cost);
+
 // The solver state of output `k` of the old model (k < 0: every output, as
 // stored), in the data's dimension (check_init_model made them equal).
 // `entries` (optional): dual_entries(*old.duals, train), computed once for
 // the warm starts of all outputs (else the rows are hashed again).
+// `carry` (optional): dual_carry_factors; each stored fraction f of a row of
+// class l becomes clamp(f·carry[l], −1, 1): the row's coefficient is kept,
+// up to this run's box (README § Warm start).
 WarmStart warm_start_of(const Model& old, const Dataset& train, int k = -1,
-                        const std::vector<std::ptrdiff_t>* entries = nullptr);
+                        const std::vector<std::ptrdiff_t>* entries = nullptr,
+                        const std::vector<double>* carry = nullptr);
 
 // Record the warm start in a trained model's summary: where from, and the
 // schedule step its weights now stand at (the old one plus this run's steps

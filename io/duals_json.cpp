@@ -67,6 +67,13 @@ void append_duals_json(std::string& out, const StoredDuals& d) {
     const auto r = std::to_chars(buf, buf + sizeof buf, d.alpha[e]);  // the shortest text that reads back the same
     out.append(buf, r.ptr);
   }
+  if (!d.copies.empty()) {
+    out += "],\n   \"copies\": [";
+    for (std::size_t e = 0; e < d.copies.size(); ++e) {
+      if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
+      out += std::to_string(d.copies[e]);
+    }
+  }
   out += "]}";
 }
 
@@ -94,6 +101,19 @@ StoredDuals duals_from_json(const json& j, const std::string& name, int model_ou
     const double a = json_checks::finite_number(alpha[e], name, at);
     if (a < -1.0 || a > 1.0) bad(name, at, "a fraction of the box bound must be in [-1, 1], found " + alpha[e].dump());
     d.alpha.push_back(a);
+  }
+  if (const auto it = j.find("copies"); it != j.end()) {
+    if (!it->is_array() || it->size() != d.rows.size()) {
+      bad(name, "/duals/copies", "expected an array of " + std::to_string(d.rows.size()) + " counts (one per row)");
+    }
+    d.copies.reserve(d.rows.size());
+    for (std::size_t e = 0; e < it->size(); ++e) {
+      const json& c = (*it)[e];
+      if (!c.is_number_unsigned() || c.get<std::uint64_t>() < 1 || c.get<std::uint64_t>() > UINT32_MAX) {
+        bad(name, "/duals/copies/" + std::to_string(e), "expected a count of at least 1, found " + c.dump());
+      }
+      d.copies.push_back(static_cast<std::uint32_t>(c.get<std::uint64_t>()));
+    }
   }
   return d;
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -18,6 +20,7 @@
 #include "drivers/api.hpp"
 #include "drivers/duals.hpp"
 #include "drivers/experiment.hpp"
+#include "drivers/warm_start.hpp"
 #include "io/model_json.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/multiclass_hinge.hpp"
@@ -430,4 +433,109 @@ TEST_CASE("stored duals: one more day with 1% new rows takes fewer passes than t
   CHECK(warm["epochs"].get<double>() < cold["epochs"].get<double>());
   CHECK(std::abs(warm["objective"].get<double>() - cold["objective"].get<double>()) <=
         5e-4 * cold["objective"].get<double>());
+}
+
+TEST_CASE("stored duals: rows that share a hash are counted, and further copies start as new rows", "[warm][duals]") {
+  // 300 rows, the first 60 twice: an entry per distinct support vector, with
+  // the number of training rows that share it.
+  const Dataset base = fixtures::gaussian(300, 12, 31, 0.8);
+  std::vector<std::size_t> twice(300);
+  std::iota(twice.begin(), twice.end(), std::size_t{0});
+  for (std::size_t i = 0; i < 60; ++i) twice.push_back(i);
+  const Dataset ds = subset(base, twice);
+  const auto settings = [](std::vector<std::string> extra) {
+    extra.push_back("lambda=1e-3");
+    return pegasos::api::Settings::load("", extra);
+  };
+  testutil::TempDir dir("warm-copies");
+  const std::string old = dir.file("old.json");
+  pegasos::api::train(settings({}), ds).save(old);
+  const Model loaded = load_model(old);
+  REQUIRE(loaded.duals.has_value());
+  const StoredDuals& d = *loaded.duals;
+  REQUIRE(d.copies.size() == d.rows.size());  // some support vector is among the repeated rows
+  // Brute force: each entry's count is the number of rows with its hash.
+  const std::vector<std::uint64_t> hash = row_hashes(ds);
+  std::map<std::uint64_t, std::uint32_t> count;
+  for (const std::uint64_t h : hash) ++count[h];
+  std::size_t shared = 0;
+  for (std::size_t e = 0; e < d.rows.size(); ++e) {
+    CHECK(d.copies[e] == count[d.rows[e]]);
+    shared += d.copies[e] > 1;
+  }
+  CHECK(shared > 0);
+  // Today's data has a third copy of each repeated row: it starts at 0 like
+  // any new row, so w(α) is yesterday's (every duplicate taking the entry
+  // counted those rows' α once more).
+  for (std::size_t i = 0; i < 60; ++i) twice.push_back(i);
+  const Dataset today = subset(base, twice);
+  std::size_t matched = 0, expected = 0;
+  const std::vector<std::ptrdiff_t> entries = dual_entries(d, today, matched);
+  for (const std::uint32_t c : d.copies) expected += c;
+  CHECK(matched == expected);
+  for (std::size_t i = 360; i < 420; ++i) CHECK(entries[i] < 0);
+  // Without counts (a file from before them) every copy gets the entry.
+  StoredDuals legacy = d;
+  legacy.copies.clear();
+  std::size_t legacy_matched = 0;
+  dual_entries(legacy, today, legacy_matched);
+  CHECK(legacy_matched > matched);
+  // The counts survive a save and load, and a corrupt count is refused.
+  nlohmann::json j = nlohmann::json::parse(testutil::read_text(old));
+  REQUIRE(j["duals"].contains("copies"));
+  j["duals"]["copies"][0] = 0;
+  testutil::write_text(dir.file("bad.json"), j.dump(1));
+  const testutil::Run r = testutil::pegasos_run(dir, "predict '" + dir.file("bad.json") + "' /dev/null");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Contains(dir.file("bad.json") + ": /duals/copies/0"));
+}
+
+TEST_CASE("stored duals: a warm start with another lambda, n or class cost keeps each row's coefficient", "[warm][duals]") {
+  // Yesterday: n = 100, λ = 0.01, class costs {1, 2}; today: n = 200, the
+  // same λ, costs {1, 4}. Binary w = (1/(λn)) Σ α_i y_i x_i with α_i = f_i c_i:
+  // a row keeps its coefficient f·c/(λn) when f_today = f·(c_old/c_new)·(λ'n'/(λn)).
+  Dataset today;
+  today.classes = {"a", "b"};
+  const std::uint32_t idx[] = {0};
+  for (std::size_t i = 0; i < 200; ++i) {
+    const float v[] = {static_cast<float>(i + 1)};
+    today.append_row(idx, v, i % 2 == 0 ? 0 : 1);
+  }
+  today.dimension = 1;
+  Model old;
+  old.objective = "weighted_hinge";
+  old.classes = today.classes;
+  old.dimension = 1;
+  old.weights = {0.0};
+  old.bias = {0.0};
+  old.lambda = 0.01;
+  old.training.examples = 100;
+  old.training.class_cost = std::vector<double>{1.0, 2.0};
+  const std::vector<std::uint64_t> hash = row_hashes(today);
+  // Rows 0 and 2 (class a) at 0.3 and 0.7, row 1 (class b) at 0.4.
+  std::vector<std::pair<std::uint64_t, double>> entries = {{hash[0], 0.3}, {hash[2], 0.7}, {hash[1], 0.4}};
+  std::sort(entries.begin(), entries.end());
+  StoredDuals d;
+  for (const auto& [h, f] : entries) {
+    d.rows.push_back(h);
+    d.alpha.push_back(f);
+  }
+  old.duals = d;
+  const std::vector<double> carry = dual_carry_factors(old, 0.01, today, {1.0, 4.0});
+  REQUIRE(carry.size() == 2);
+  CHECK(carry[0] == Approx(2.0));  // (1/1)·(0.01·200)/(0.01·100)
+  CHECK(carry[1] == Approx(1.0));  // (2/4)·2
+  const WarmStart w = warm_start_of(old, today, -1, nullptr, &carry);
+  REQUIRE(w.stored_alpha.size() == 200);
+  CHECK(w.stored_alpha[0] == Approx(0.6));
+  CHECK(w.stored_alpha[2] == 1.0);  // 1.4, clipped into the box
+  CHECK(w.stored_alpha[1] == Approx(0.4));
+  CHECK(std::isnan(w.stored_alpha[3]));  // a new row
+  // The unclipped rows' coefficients, yesterday's and today's.
+  CHECK(0.6 * 1.0 / (0.01 * 200) == Approx(0.3 * 1.0 / (0.01 * 100)));
+  CHECK(0.4 * 4.0 / (0.01 * 200) == Approx(0.4 * 2.0 / (0.01 * 100)));
+  // Without the old model's n there is nothing to carry: the fractions stay.
+  old.training.examples.reset();
+  CHECK(dual_carry_factors(old, 0.01, today, {1.0, 4.0}).empty());
+  CHECK(warm_start_of(old, today, -1, nullptr, nullptr).stored_alpha[0] == 0.3);
 }
