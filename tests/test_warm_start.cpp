@@ -454,6 +454,7 @@ TEST_CASE("stored duals: rows that share a hash are counted, and further copies 
   REQUIRE(loaded.duals.has_value());
   const StoredDuals& d = *loaded.duals;
   REQUIRE(d.copies.size() == d.rows.size());  // some support vector is among the repeated rows
+  CHECK(model_to_json(loaded) == testutil::read_text(old));  // the counts read back and write the same text
   // Brute force: each entry's count is the number of rows with its hash.
   const std::vector<std::uint64_t> hash = row_hashes(ds);
   std::map<std::uint64_t, std::uint32_t> count;
