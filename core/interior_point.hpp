@@ -42,7 +42,15 @@
 
 namespace pegasos {
 
+// How the solver sums its normal matrix M = I + Σ_i M_i ⊗ x̃_i x̃_iᵀ: by
+// dense blocks of rows (r² products a row and block, at BLAS-3 speed) or row
+// by row over each row's non-zero pairs (p̄²); kAuto: the sparse sum where
+// kDenseSpeedup·p̄² < r² (one-hot and other sparse rows: UCI Breast Cancer,
+// DNA, unscaled Spambase), the dense one otherwise.
+enum class NormalMatrix { kAuto, kDense, kSparse };
+
 struct InteriorPointProblem {
+  NormalMatrix normal_matrix = NormalMatrix::kAuto;
   const Dataset* data = nullptr;
   double B = 0.0;        // the bias feature's value (0: no bias feature)
   std::size_t K = 1, J = 2;
@@ -68,6 +76,21 @@ struct InteriorPointResult {
 inline double interior_point_flops(std::size_t n, double nnz_per_row, std::size_t K, std::size_t unknowns) {
   const double p = nnz_per_row + 1.0, k = static_cast<double>(K), m = static_cast<double>(unknowns);
   return static_cast<double>(n) * (k * (k + 1) / 2 * p * p + 4 * k * p) + m * m * m / 3;
+}
+
+// Whether the solver sums the normal matrix row by row (NormalMatrix): a
+// product in a dense block product is taken as kDenseSpeedup times cheaper.
+// Whole runs at C = 10 with the sparse sum instead of the dense one: UCI
+// Breast Cancer (p̄ = 10 of r = 82) 12.9 -> 7.8 ms, DNA 316 -> 248 ms,
+// unscaled Spambase (15 of 58) 80 -> 65 ms; dense rows (Vehicle) keep the
+// dense products.
+inline constexpr double kDenseSpeedup = 8.0;
+inline bool sums_sparse_normal_matrix(const InteriorPointProblem& pr) {
+  if (pr.normal_matrix != NormalMatrix::kAuto) return pr.normal_matrix == NormalMatrix::kSparse;
+  const double n = static_cast<double>(std::max<std::size_t>(pr.data->size(), 1));
+  const double p = static_cast<double>(pr.data->nnz()) / n + (pr.B != 0.0 ? 1.0 : 0.0);
+  const double r = static_cast<double>(pr.rows());
+  return kDenseSpeedup * p * p < r * r;
 }
 
 namespace interior_point_detail {
@@ -183,6 +206,7 @@ class InteriorPointSolver {
     ds_.assign(N_, 0.0);
     dxi_.assign(n_, 0.0);
     M_.resize(static_cast<Eigen::Index>(m_), static_cast<Eigen::Index>(m_));
+    sparse_ = sums_sparse_normal_matrix(pr);
   }
 
   // Solve to a certified relative gap `target` or `max_iterations` Newton
@@ -286,6 +310,51 @@ class InteriorPointSolver {
   // rank update). Then Cholesky; LDLᵀ where rounding has left the huge
   // late-stage M not positive definite. False if both fail.
   bool factorise() {
+    if (sparse_) {
+      sparse_normal_matrix();
+    } else {
+      dense_normal_matrix();
+    }
+    return cholesky();
+  }
+
+  // M = I + Σ_i M_i ⊗ x̃_i x̃_iᵀ, each row's products added where they fall
+  // (the lower triangle; the rows' index order does not matter).
+  void sparse_normal_matrix() {
+    const std::size_t r = pr_.rows(), dim = pr_.data->dimension;
+    std::vector<double> Mi(K_ * K_);
+    std::vector<std::uint32_t> idx;
+    std::vector<double> val;
+    M_.setIdentity();
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (!live(i)) continue;
+      example_weights(i, Mi);
+      const RowView x = pr_.data->row(i);
+      idx.assign(x.indices, x.indices + x.nnz);
+      val.assign(x.values, x.values + x.nnz);
+      if (pr_.B != 0.0) {
+        idx.push_back(static_cast<std::uint32_t>(dim));
+        val.push_back(pr_.B);
+      }
+      for (std::size_t k = 0; k < K_; ++k) {
+        for (std::size_t l = 0; l <= k; ++l) {
+          const double c = k == l ? std::max(Mi[k * K_ + l], 0.0) : Mi[k * K_ + l];
+          if (c == 0.0) continue;
+          const auto row0 = static_cast<Eigen::Index>(k * r), col0 = static_cast<Eigen::Index>(l * r);
+          for (std::size_t b = 0; b < idx.size(); ++b) {
+            const double cb = c * val[b];
+            double* column = &M_.coeffRef(row0, col0 + static_cast<Eigen::Index>(idx[b]));
+            for (std::size_t a = 0; a < idx.size(); ++a) {
+              if (k == l && idx[a] < idx[b]) continue;  // the upper triangle: never read
+              column[idx[a]] += cb * val[a];
+            }
+          }
+        }
+      }
+    }
+  }
+
+  void dense_normal_matrix() {
     constexpr std::size_t kRows = 256;
     const std::size_t r = pr_.rows(), dim = pr_.data->dimension;
     const auto R = static_cast<Eigen::Index>(r);
@@ -321,6 +390,9 @@ class InteriorPointSolver {
         }
       }
     }
+  }
+
+  bool cholesky() {
     llt_.compute(M_);  // reads the lower triangle
     pivoted_ = llt_.info() != Eigen::Success;
     if (!pivoted_) return true;
@@ -457,7 +529,7 @@ class InteriorPointSolver {
   Eigen::MatrixXd M_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_;
-  bool pivoted_ = false;
+  bool pivoted_ = false, sparse_ = false;
 };
 
 // Solve to a certified relative gap `target` or `max_iterations` Newton

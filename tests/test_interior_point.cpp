@@ -217,3 +217,49 @@ TEST_CASE("interior point: the centrality correctors certify a 7-class problem i
   CHECK(r.primal - r.dual <= 1.25e-4 * r.primal);
   require_on_simplices(r.alpha, n, K, C);
 }
+
+TEST_CASE("interior point: the normal matrix summed over sparse rows gives the dense sum's optimum", "[ipm]") {
+  // One-hot-like rows: 6 of 60 features a row (with the bias, 7 of 61), one
+  // of them ×30 and shifted (fixtures::ill_conditioned).
+  const Dataset ds = fixtures::ill_conditioned(fixtures::gaussian(200, 60, 33, 0.1));
+  const std::size_t n = ds.size(), K = 3;
+  const double C = GENERATE(0.1, 10.0, 1000.0);
+  CAPTURE(C);
+  const double lambda = 1.0 / (C * static_cast<double>(n));
+  std::vector<double> signed_cost(n), offset(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) signed_cost[i] = ds.labels[i] == 1 ? 1.0 : -1.0;
+  InteriorPointProblem binary = binary_interior_point_problem(ds, 1.0, lambda * static_cast<double>(n), signed_cost, offset);
+  CHECK(sums_sparse_normal_matrix(binary));  // what kAuto picks for these rows
+  // Crammer–Singer on 3 classes of the same rows (labels by row index).
+  Dataset multi = ds;
+  multi.classes = {"0", "1", "2"};
+  for (std::size_t i = 0; i < n; ++i) multi.labels[i] = static_cast<int>(i % K);
+  InteriorPointProblem cs = crammer_singer_interior_point_problem(multi, 1.0, K, std::vector<double>(n, C));
+  for (InteriorPointProblem* pr : {&binary, &cs}) {
+    pr->normal_matrix = NormalMatrix::kSparse;
+    const InteriorPointResult sparse = solve_interior_point(*pr, kTarget, 100);
+    pr->normal_matrix = NormalMatrix::kDense;
+    const InteriorPointResult dense = solve_interior_point(*pr, kTarget, 100);
+    INFO("K " << pr->K << ": sparse " << sparse.iterations << " steps P " << sparse.primal << " D " << sparse.dual
+              << "; dense " << dense.iterations << " steps P " << dense.primal << " D " << dense.dual);
+    REQUIRE(sparse.certified);
+    REQUIRE(dense.certified);
+    // Each certified within kTarget of the one optimum: each primal at or
+    // above the other's dual, and the two primals within 2·kTarget.
+    CHECK(sparse.primal >= dense.dual * (1 - 1e-12));
+    CHECK(dense.primal >= sparse.dual * (1 - 1e-12));
+    CHECK(std::abs(sparse.primal - dense.primal) <= 2 * kTarget * dense.primal);
+    CHECK(std::abs(sparse.iterations - dense.iterations) <= 3);  // the same path up to rounding
+  }
+  if (C == 10.0) {  // and the binary one against the independent reference
+    binary.normal_matrix = NormalMatrix::kSparse;
+    const InteriorPointResult r = solve_interior_point(binary, kTarget, 100);
+    const reference::Problem p = fixtures::to_problem(ds, true);
+    const Recomputed check = recompute_binary(p, r.alpha, C);
+    CHECK(r.primal == Approx(check.primal).epsilon(1e-9));
+    CHECK(r.dual == Approx(check.dual).epsilon(1e-9));
+    const double p_ref = reference::primal(p, reference::solve(p, lambda), lambda) / lambda;
+    CHECK(p_ref >= r.dual * (1 - 1e-12));
+    CHECK(r.primal <= p_ref * (1 + 2 * kTarget));
+  }
+}
