@@ -108,11 +108,8 @@ StoredDuals duals_from_json(const json& j, const std::string& name, int model_ou
     }
     d.copies.reserve(d.rows.size());
     for (std::size_t e = 0; e < it->size(); ++e) {
-      const json& c = (*it)[e];
-      if (!c.is_number_unsigned() || c.get<std::uint64_t>() < 1 || c.get<std::uint64_t>() > UINT32_MAX) {
-        bad(name, "/duals/copies/" + std::to_string(e), "expected a count of at least 1, found " + c.dump());
-      }
-      d.copies.push_back(static_cast<std::uint32_t>(c.get<std::uint64_t>()));
+      d.copies.push_back(static_cast<std::uint32_t>(
+          json_checks::positive_integer((*it)[e], name, "/duals/copies/" + std::to_string(e), UINT32_MAX)));
     }
   }
   return d;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,15 @@ inline double finite_number(const nlohmann::json& v, const std::string& name, co
   const double d = v.get<double>();
   if (!std::isfinite(d)) bad(name, field, "not finite");
   return d;
+}
+
+// An integer in [1, max] (InputError "NAME: FIELD: ..." otherwise).
+inline std::uint64_t positive_integer(const nlohmann::json& v, const std::string& name, const std::string& field,
+                                      std::uint64_t max) {
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > max) {
+    bad(name, field, "expected an integer between 1 and " + std::to_string(max) + ", found " + v.dump());
+  }
+  return v.get<std::uint64_t>();
 }
 
 // The JSON of a model file; a parse failure is an InputError naming the file.

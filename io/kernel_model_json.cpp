@@ -17,16 +17,10 @@ using nlohmann::json;
 
 using json_checks::bad;
 using json_checks::finite_number;
+using json_checks::positive_integer;
 
 const json& need(const json& j, const std::string& key, const std::string& name, const std::string& parent = "") {
   return json_checks::need(j, key, name, parent, "pegasos kernel model");
-}
-
-std::uint64_t positive_integer(const json& v, const std::string& name, const std::string& field, std::uint64_t max) {
-  if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > max) {
-    bad(name, field, "expected an integer between 1 and " + std::to_string(max));
-  }
-  return v.get<std::uint64_t>();
 }
 
 void check_finite(double v, const std::string& what) {
