@@ -24,7 +24,8 @@ AnyModel AnyModel::parse(const std::string& text, const std::string& path) {
   // Parsed once; a file of either kind is then read from the same JSON.
   const nlohmann::json j = json_checks::parse_model_file(text, path);
   AnyModel m;
-  if (j.is_object() && j.value("kind", "") == "kernel") {
+  const auto kind = j.is_object() ? j.find("kind") : j.end();
+  if (kind != j.end() && kind->is_string() && *kind == "kernel") {
     m.kernel = kernel_model_from_json(j, path);
   } else {
     m.linear = model_from_json_value(j, path);

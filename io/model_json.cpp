@@ -42,15 +42,6 @@ json optional_object(const json& j, const std::string& key, const std::string& n
   return *it;
 }
 
-void check_string_fields(const json& o, const std::string& key, std::initializer_list<const char*> fields,
-                         const std::string& name) {
-  for (const char* f : fields) {
-    if (auto it = o.find(f); it != o.end() && !it->is_string()) {
-      bad(name, "/" + key + "/" + f, "expected a string, found " + std::string(it->type_name()));
-    }
-  }
-}
-
 }  // namespace
 
 std::string model_to_json(const Model& m) {
@@ -224,16 +215,9 @@ void read_model_weights(const json& j, const std::string& name, Model& m) {
 
 // The optional sections: settings, data (reader settings), training, features.
 void read_model_sections(const json& j, const std::string& name, Model& m) {
+  check_model_sections(j, name, /*kernel=*/false);
   const json settings = optional_object(j, "settings", name);
-  if (auto it = settings.find("lambda"); it != settings.end()) {
-    if (!(finite_number(*it, name, "/settings/lambda") >= 0)) bad(name, "/settings/lambda", "must be >= 0");
-  }
-  check_string_fields(settings, "settings", {"normalize", "format"}, name);
   const json data = optional_object(j, "data", name);
-  check_string_fields(data, "data", {"format", "normalize", "text_field", "label_field"}, name);
-  if (auto it = data.find("label_column"); it != data.end() && !it->is_string() && !it->is_number_integer()) {
-    bad(name, "/data/label_column", "expected an integer or a column name, found " + it->dump());
-  }
   const json training = optional_object(j, "training", name);
   if (auto it = training.find("class_cost"); it != training.end()) {
     if (!it->is_array() || it->size() != m.classes.size()) {

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/dataset.hpp"
+#include "core/objective_table.hpp"
 #include "io/json_checks.hpp"
 
 namespace pegasos {
@@ -94,7 +96,119 @@ bool take_field(const std::string& key, const json& v, TrainingSummary& s) {
   return false;
 }
 
+// Whether `v` is a valid value of training field `key`, and what that
+// field holds (for the error); nullptr for a field this pegasos does not
+// know. Numbers written as integers by another writer are numbers.
+const char* training_field_check(const std::string& key, const json& v, bool& ok) {
+  auto finite = [](const json& e) { return e.is_number() && std::isfinite(e.get<double>()); };
+  if (key == "examples" || key == "nnz" || key == "iterations" || key == "support_vectors" || key == "evictions" ||
+      key == "kernel_evaluations" || key == "schedule_steps") {
+    ok = v.is_number_unsigned();
+    return "a non-negative integer";
+  }
+  if (key == "converged") {
+    ok = v.is_boolean();
+    return "true or false";
+  }
+  if (key == "stopped_by" || key == "solver" || key == "certificate" || key == "warm_start") {
+    ok = v.is_string();
+    return "a string";
+  }
+  if (key == "dual_objective" || key == "relative_gap") {
+    ok = v.is_null() || finite(v);
+    return "a finite number or null";
+  }
+  if (key == "class_cost") {  // its elements: check_model_sections
+    ok = v.is_array();
+    return "an array of numbers";
+  }
+  if (key == "epochs" || key == "objective" || key == "tolerance" || key == "regularizer") {
+    ok = finite(v);
+    return "a finite number";
+  }
+  ok = true;
+  return nullptr;
+}
+
+std::string found(const json& v) {
+  const std::string text = v.dump();
+  return std::string(v.type_name()) + (text.size() <= 40 ? " " + text : "");
+}
+
+// An optional member that must be an object when present.
+const json* section(const json& model, const char* key, const std::string& name) {
+  auto it = model.find(key);
+  if (it == model.end()) return nullptr;
+  if (!it->is_object()) json_checks::bad(name, std::string("/") + key, "expected an object, found " + found(*it));
+  return &*it;
+}
+
+// The members of settings / data that describe how rows are read.
+void check_reader_fields(const json& o, const std::string& name, const std::string& path) {
+  for (const char* key : {"text_field", "label_field", "positive_label", "source_model", "objective", "solver",
+                          "bias", "sampling", "output"}) {
+    if (auto it = o.find(key); it != o.end() && !it->is_string()) {
+      json_checks::bad(name, path + "/" + key, "expected a string, found " + found(*it));
+    }
+  }
+  if (auto it = o.find("normalize"); it != o.end() && !(it->is_string() && (*it == "none" || *it == "l2"))) {
+    json_checks::bad(name, path + "/normalize", "expected \"none\" or \"l2\", found " + found(*it));
+  }
+  if (auto it = o.find("format"); it != o.end()) {
+    if (!it->is_string()) json_checks::bad(name, path + "/format", "expected a string, found " + found(*it));
+    bool ok = false;
+    parse_data_format(it->get_ref<const std::string&>(), &ok);
+    if (!ok) json_checks::bad(name, path + "/format", "not a data format: " + found(*it));
+  }
+  if (auto it = o.find("label_column"); it != o.end() && !it->is_string() && !it->is_number_integer()) {
+    json_checks::bad(name, path + "/label_column", "expected an integer or a column name, found " + found(*it));
+  }
+  for (const char* key : {"seed", "batch_size", "iterations", "max_epochs", "max_support_vectors", "kernel_cache_mb"}) {
+    if (auto it = o.find(key); it != o.end() && !it->is_number_unsigned()) {
+      json_checks::bad(name, path + "/" + key, "expected a non-negative integer, found " + found(*it));
+    }
+  }
+  for (const char* key : {"tolerance", "epochs", "average_gamma", "max_feature_index"}) {
+    if (auto it = o.find(key); it != o.end()) json_checks::finite_number(*it, name, path + "/" + key);
+  }
+  for (const char* key : {"projection", "keep_duals"}) {
+    if (auto it = o.find(key); it != o.end() && !it->is_boolean()) {
+      json_checks::bad(name, path + "/" + key, "expected true or false, found " + found(*it));
+    }
+  }
+}
+
 }  // namespace
+
+void check_model_sections(const json& model, const std::string& name, bool kernel) {
+  const json& objective = json_checks::need(model, "objective", name, "", "pegasos model");
+  const ObjectiveRow* row = objective.is_string() ? find_objective(objective.get_ref<const std::string&>()) : nullptr;
+  if (row == nullptr || row->kernel != kernel) {
+    json_checks::bad(name, "/objective",
+                     std::string(kernel ? "not a kernel objective: " : "not a linear objective: ") + found(objective));
+  }
+  if (const json* settings = section(model, "settings", name)) {
+    check_reader_fields(*settings, name, "/settings");
+    if (auto it = settings->find("lambda"); it != settings->end()) {
+      if (!(json_checks::finite_number(*it, name, "/settings/lambda") >= 0)) {
+        json_checks::bad(name, "/settings/lambda", "must be >= 0");
+      }
+    }
+  }
+  if (const json* data = section(model, "data", name)) check_reader_fields(*data, name, "/data");
+  if (const json* training = section(model, "training", name)) {
+    for (auto it = training->begin(); it != training->end(); ++it) {
+      bool ok = true;
+      const char* holds = training_field_check(it.key(), it.value(), ok);
+      if (!ok) json_checks::bad(name, "/training/" + it.key(), std::string("expected ") + holds + ", found " + found(it.value()));
+    }
+    if (auto it = training->find("class_cost"); it != training->end()) {
+      for (std::size_t c = 0; c < it->size(); ++c) {
+        json_checks::finite_number((*it)[c], name, "/training/class_cost/" + std::to_string(c));
+      }
+    }
+  }
+}
 
 json training_to_json(const TrainingSummary& s) {
   json out = s.extra.empty() ? json::object() : json::parse(s.extra);

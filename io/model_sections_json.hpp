@@ -24,6 +24,16 @@ nlohmann::json training_to_json(const TrainingSummary& summary);
 // anything else stays in `extra`, so training_to_json writes the same text.
 TrainingSummary training_from_json(const nlohmann::json& object);
 
+// Checks the parts of a model file (either kind) that pegasos reads besides
+// the weights: "objective" (a name of core/objective_table.hpp, a kernel one
+// iff `kernel`) and the optional "settings", "data" and "training" objects —
+// each field pegasos uses, or that its writer types, with that type and a
+// valid value (settings/data "normalize" none or l2, "format" a data format;
+// training's typed fields as training_from_json reads them). Other members
+// are accepted (forward compatible). Throws InputError
+// "NAME: /training/converged: expected a boolean, found string".
+void check_model_sections(const nlohmann::json& model, const std::string& name, bool kernel);
+
 // The numbers model_objective reads back: the typed field, or else a member
 // of `extra` that is a number (an array of numbers) written as an integer by
 // another writer, which training_from_json leaves untyped.

@@ -413,13 +413,12 @@ TEST_CASE("kernel model files round-trip exactly", "[kernel][io]") {
   std::remove(path);
 }
 
-TEST_CASE("a kernel model's training block round-trips with unknown and oddly typed members", "[kernel][io]") {
+TEST_CASE("a kernel model's training block round-trips with unknown members and integers for numbers", "[kernel][io]") {
   const Dataset ds = fixtures::gaussian(60, 5, 8, 0.9);
   const KernelModel m = train_kernel(ds, kernel_of(KernelType::kRbf, 1.0), paper_settings(1e-2, 1));
   nlohmann::json j = nlohmann::json::parse(kernel_model_to_json(m));
   j["training"]["from_a_newer_writer"] = {{"a", 1}, {"b", "x"}};
   j["training"]["epochs"] = 1;                   // an integer where the writer puts a double
-  j["training"]["objective"] = "not a number";   // kept as written
   j["training"]["dual_objective"] = nullptr;     // null: no bound
   j["training"]["class_cost"] = {1.0, 2};        // one integer: the array is kept as written
   const std::string text = j.dump(1) + "\n";
@@ -427,7 +426,7 @@ TEST_CASE("a kernel model's training block round-trips with unknown and oddly ty
   CHECK(kernel_model_to_json(back) == text);
   CHECK(back.training.examples == m.training.examples);
   CHECK_FALSE(back.training.epochs);
-  CHECK_FALSE(back.training.objective);
+  CHECK(back.training.objective == m.training.objective);
   CHECK(std::isnan(back.training.dual_objective.value()));
   CHECK_FALSE(back.training.class_cost);
 }
@@ -448,6 +447,26 @@ TEST_CASE("malformed kernel model files are rejected naming the field", "[kernel
   nlohmann::json j = good;
   j["kind"] = "linear";
   expect_error(j, "/kind");
+  // Known fields of the sections with another type or an invalid value.
+  for (const auto& [section, key, value] : std::vector<std::tuple<std::string, std::string, nlohmann::json>>{
+           {"training", "objective", "not a number"},
+           {"training", "converged", "yes"},
+           {"training", "stopped_by", 3},
+           {"training", "examples", -1},
+           {"data", "normalize", "L2"},
+           {"data", "format", "xml"},
+           {"settings", "seed", nlohmann::json::object()},
+           {"settings", "tolerance", "x"}}) {
+    j = good;
+    j[section][key] = value;
+    expect_error(j, "/" + section + "/" + key);
+  }
+  j = good;
+  j["training"] = "done";
+  expect_error(j, "/training");
+  j = good;
+  j["objective"] = "hinge";
+  expect_error(j, "/objective");
   j = good;
   j["format_version"] = 2;
   expect_error(j, "/format_version");
