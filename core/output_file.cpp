@@ -8,7 +8,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <vector>
 
@@ -102,6 +104,18 @@ bool is_interactive_fd(int fd) {
   throw OutputError(name + ": " + what + ": " + std::strerror(err));
 }
 
+// The permissions of a new file: 0666 less the process's umask (mkstemp
+// creates 0600 whatever it is), as the shell's `>` would create it. Read once
+// (reading the umask means setting it), before any output is opened.
+mode_t default_file_mode() {
+  static const mode_t mode = [] {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return static_cast<mode_t>(0666 & ~mask);
+  }();
+  return mode;
+}
+
 }  // namespace
 
 OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
@@ -112,8 +126,21 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
     return;
   }
   struct stat st{};
+  mode_ = default_file_mode();
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw InputError(path + ": cannot write output: is a directory");
+    if (S_ISREG(st.st_mode)) {
+      mode_ = st.st_mode & 07777;  // the replaced file's permissions are kept
+      // A symbolic link to a regular file: its target is replaced (as `>`
+      // writes through it), the link stays a link.
+      struct stat lst{};
+      if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        if (char* real = ::realpath(path.c_str(), nullptr)) {
+          path_ = real;
+          std::free(real);
+        }
+      }
+    }
     if (!S_ISREG(st.st_mode)) {  // FIFO, device, socket: in place, never replaced
       fd_ = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
       if (fd_ < 0) throw InputError(path + ": cannot open output: " + std::strerror(errno));
@@ -121,7 +148,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
       return;
     }
   }
-  std::string tmpl = path + ".tmp-XXXXXX";
+  std::string tmpl = path_ + ".tmp-XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   // Claim a slot, create the file and record its name with the cleanup
@@ -197,7 +224,7 @@ void OutputFile::commit() {
     committed_ = true;
     return;
   }
-  if (::fchmod(fd_, 0644) != 0) throw_write_error(path_, "cannot set permissions", errno);
+  if (::fchmod(fd_, mode_) != 0) throw_write_error(path_, "cannot set permissions", errno);
   if (::fsync(fd_) != 0) throw_write_error(path_, "fsync failed", errno);
   const int fd = fd_;
   fd_ = -1;
@@ -210,6 +237,13 @@ void OutputFile::commit() {
   slot_ = -1;
   tmp_.clear();
   committed_ = true;
+}
+
+void make_output_directory(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw InputError(path + ": cannot create the output folder: " + ec.message());
+  if (!std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot create the output folder: not a directory");
 }
 
 void write_output(const std::string& path, std::string_view content) {

@@ -67,6 +67,7 @@ class OutputFile {
   std::string buffer_;
   int fd_ = -1;
   int slot_ = -1;  // temp-file cleanup slot (see output_file.cpp)
+  unsigned mode_ = 0644;  // a regular file's permissions after commit()
   bool interactive_ = false;
   bool committed_ = false;
 };
@@ -74,6 +75,10 @@ class OutputFile {
 // Write `content` to `path` as one OutputFile (atomic for regular files, in
 // place for "-", FIFOs, devices and sockets).
 void write_output(const std::string& path, std::string_view content);
+
+// Create directory `path` and its parents where missing (InputError naming
+// it when that fails: a file in the way, no permission, ...).
+void make_output_directory(const std::string& path);
 
 // Check standard output at the end of a command: flush C and C++ streams and
 // throw OutputError (BrokenPipe) if any earlier write to them failed.

@@ -8,6 +8,8 @@
 #include <charconv>
 #include <csignal>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -50,6 +52,20 @@ using Clock = std::chrono::steady_clock;
 
 // Exit code of `train --strict` when the model is not certified converged.
 constexpr int kExitNotConverged = 3;
+
+// Command-line checks CLI11 lacks: a path that is not empty (an empty one
+// would mean standard output to OutputFile), a number that is finite (NaN
+// passes CLI::Range).
+const CLI::Validator kNonEmptyPath(
+    [](std::string& v) { return v.empty() ? std::string("an empty path (use - for standard output)") : std::string(); },
+    "PATH");
+const CLI::Validator kFinite(
+    [](std::string& v) {
+      char* end = nullptr;
+      const double d = std::strtod(v.c_str(), &end);
+      return end != v.c_str() && *end == '\0' && !std::isfinite(d) ? "not a finite number: " + v : std::string();
+    },
+    "NUMBER");
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -243,6 +259,10 @@ int run_featurize(const std::string& config_path, const std::vector<std::string>
 int run_eval(const std::string& model_path, const std::string& data_path, const std::string& json_path,
              std::optional<double> max_fpr) {
   const AnyModel model = AnyModel::load(model_path);
+  if (max_fpr && !model.binary()) {
+    throw InputError("--max-fpr: " + model_path + " is a model of " + std::to_string(model.classes().size()) +
+                     " classes; a threshold at a false-positive rate is for two-class models");
+  }
   Dataset data = model.read(data_path, true);
   const auto unknown = data.remap_classes(model.classes());
   if (!unknown.empty()) {
@@ -309,7 +329,7 @@ CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::strin
   CLI::App* predict = app.add_subcommand("predict", "predict: one line per example, label TAB decision value(s)");
   predict->add_option("model", model_path, "model file written by pegasos train")->required();
   predict->add_option("data", data_path, "data to predict (labels optional)")->required();
-  predict->add_option("--output,-o", o.output, "write predictions here instead of stdout");
+  predict->add_option("--output,-o", o.output, "write predictions here instead of stdout")->check(kNonEmptyPath);
   predict->add_option("--format,-f", o.format,
                       "how to read DATA: libsvm, csv, jsonl, text_tsv, text_dir or document (default: the model's "
                       "setting, else by the name; standard input by its content)");
@@ -322,7 +342,8 @@ CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::strin
   predict->add_option_function<double>(
       "--threshold", [&o](const double& t) { o.threshold = t; },
       "binary: predict the positive class when score > T (default: the threshold stored by train --max-fpr / "
-      "--target-recall, else 0)");
+      "--target-recall, else 0)")
+      ->check(kFinite);
   predict->add_flag("--line-buffered", o.line_buffered,
                     "write each line's prediction as soon as it is read (automatic when the output is a terminal or pipe)");
   predict->footer(
@@ -343,7 +364,9 @@ CLI::App* add_featurize_command(CLI::App& app, std::string& config_path, std::ve
   featurize->add_option("--model,-m", model_path, "use this model's reader settings and fitted featurizer (for test data)");
   featurize->add_flag("--quiet,-q", quiet, "no summary on stderr");
   featurize->add_option("data", data_path, "data (raw text, LIBSVM/SVMlight or CSV; - for standard input)")->required();
-  featurize->add_option("out", output, "where to write the LIBSVM file (- for standard output)")->required();
+  featurize->add_option("out", output, "where to write the LIBSVM file (- for standard output)")
+      ->required()
+      ->check(kNonEmptyPath);
   featurize->footer(
       "Raw text is featurised as `train` would (fitting vocabulary and idf on DATA), or with --model as the model\n"
       "does. Labels are written as they are when all are numbers, else -1/+1 (binary; the positive class is +1)\n"
@@ -447,9 +470,9 @@ int main_impl(int argc, char** argv) {
   CLI::App* eval = app.add_subcommand("eval", "evaluate a model on labelled data");
   eval->add_option("model", model_path, "model file written by pegasos train")->required();
   eval->add_option("data", data_path, "labelled data (- for standard input)")->required();
-  eval->add_option("--json,-j", json_path, "also write the metrics as JSON to this file");
+  eval->add_option("--json,-j", json_path, "also write the metrics as JSON to this file")->check(kNonEmptyPath);
   eval->add_option("--max-fpr", max_fpr, "binary: report the threshold meeting this false-positive rate")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(kFinite & CLI::Range(0.0, 1.0));
 
   CLI::App* featurize = add_featurize_command(app, config_path, sets, model_path, quiet, data_path, output);
 
@@ -457,7 +480,8 @@ int main_impl(int argc, char** argv) {
   CLI::App* run =
       app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet] [--resume]");
   run->add_option("experiment", experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
-  run->add_option("--output,-o", output, "results folder (default: <name>_results/ next to the experiment file)");
+  run->add_option("--output,-o", output, "results folder (default: <name>_results/ next to the experiment file)")
+      ->check(kNonEmptyPath);
   run->add_flag("--quiet,-q", quiet, "no progress bar or summary on stderr");
   bool resume = false;
   run->add_flag("--resume", resume, "continue an interrupted run: skip the runs in the results folder's runs.jsonl");

@@ -1,6 +1,8 @@
 // The command line's habits: misspelt commands, options and settings get a
 // suggestion (exit 2); nested settings take dotted --set keys; train --help
 // lists every data format and objective of the tables.
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -97,4 +99,70 @@ TEST_CASE("a misspelt option before the command gets a suggestion", "[cli][habit
   const Run none = pegasos_run(dir, "");
   CHECK(none.code == 2);
   CHECK(none.err.find("a command is required; the commands are train, predict") != std::string::npos);
+}
+
+TEST_CASE("empty output paths and non-finite numbers on the command line are errors, exit 2", "[cli][habits]") {
+  TempDir dir("habits");
+  const std::string data = write_mail(dir), model = dir.file("m.json");
+  REQUIRE(pegasos_run(dir, "train --quiet " + q(data) + " " + q(model)).code == 0);
+  for (const std::string& args :
+       {"predict " + q(model) + " " + q(data) + " --output ''", "eval " + q(model) + " " + q(data) + " --json ''",
+        "featurize " + q(data) + " ''", std::string("run x.json --output ''")}) {
+    const Run r = pegasos_run(dir, args);
+    INFO(args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("an empty path") != std::string::npos);
+    CHECK(r.out.empty());  // nothing went to standard output instead
+  }
+  for (const std::string& args : {"predict " + q(model) + " " + q(data) + " --threshold nan",
+                                  "eval " + q(model) + " " + q(data) + " --max-fpr nan"}) {
+    const Run r = pegasos_run(dir, args);
+    INFO(args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("not a finite number: nan") != std::string::npos);
+  }
+}
+
+TEST_CASE("outputs keep the umask, the replaced file's permissions and symbolic links", "[cli][habits]") {
+  TempDir dir("habits");
+  const std::string data = write_mail(dir), model = dir.file("m.json"), out = dir.file("p.txt");
+  REQUIRE(pegasos_run(dir, "train --quiet " + q(data) + " " + q(model)).code == 0);
+  auto mode = [](const std::string& path) {
+    return static_cast<unsigned>(std::filesystem::status(path).permissions()) & 0777u;
+  };
+  const std::string predict = "predict " + q(model) + " " + q(data) + " --output ";
+  // Under umask 077 a new file is 0600 (it was always 0644).
+  REQUIRE(std::system(("umask 077 && " + q(PEGASOS_BINARY) + " " + predict + q(out)).c_str()) == 0);
+  CHECK(mode(out) == 0600u);
+  std::filesystem::permissions(out, static_cast<std::filesystem::perms>(0640));
+  REQUIRE(pegasos_run(dir, predict + q(out)).code == 0);
+  CHECK(mode(out) == 0640u);  // replaced, permissions kept
+  const std::string link = dir.file("link.txt");
+  std::filesystem::create_symlink(out, link);
+  std::filesystem::remove(out);
+  testutil::write_text(out, "old\n");
+  REQUIRE(pegasos_run(dir, predict + q(link)).code == 0);
+  CHECK(std::filesystem::is_symlink(link));                        // still a link
+  CHECK(testutil::read_text(out).find("spam") != std::string::npos);  // its target has the predictions
+}
+
+TEST_CASE("eval --max-fpr on a multiclass model and run --output over a file are errors, exit 2", "[cli][habits]") {
+  TempDir dir("habits");
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += std::to_string(i % 3 + 1) + " 1:" + std::to_string(i % 3) + " 2:1\n";
+  const std::string data = dir.file("three.svm"), model = dir.file("m.json");
+  testutil::write_text(data, text);
+  REQUIRE(pegasos_run(dir, "train --quiet " + q(data) + " " + q(model)).code == 0);
+  const Run e = pegasos_run(dir, "eval " + q(model) + " " + q(data) + " --max-fpr 0.1");
+  CHECK(e.code == 2);
+  CHECK(e.err.find("--max-fpr: ") != std::string::npos);
+  CHECK(e.err.find("3 classes") != std::string::npos);
+  const std::string experiment = dir.file("x.json"), blocker = dir.file("afile");
+  testutil::write_text(experiment, R"({"name": "x", "config": {}, "data": {"train": ")" + data + R"(", "test": ")" + data + R"("}, "grid": {"lambda": [0.1, 0.01]}})");
+  testutil::write_text(blocker, "");
+  const Run r = pegasos_run(dir, "run --quiet " + q(experiment) + " --output " + q(blocker));
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("afile: cannot create the output folder: Not a directory") != std::string::npos);
+  CHECK(r.err.find("internal error") == std::string::npos);
 }

@@ -406,7 +406,7 @@ std::vector<std::string> write_plots(const PlotSet& plots, const std::string& di
     }
   }
   if (plots.scripts.empty()) return images;
-  fs::create_directories(dir);
+  make_output_directory(dir);
   for (const auto& [name, content] : plots.files) write_output((fs::path(dir) / name).string(), content);
   const std::string program = find_program(gnuplot);
   if (program.empty()) {

@@ -314,7 +314,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
   results["format_version"] = 1;
   results["experiment"] = experiment_record(e, data);
   // From here on the folder exists and holds the journal: each finished run is kept.
-  fs::create_directories(output_dir);
+  make_output_directory(output_dir);
   RunJournal journal((fs::path(output_dir) / "runs.jsonl").string(),
                      experiment_fingerprint(results["experiment"], data), e.name, total, options.resume, options.quiet);
   const Sweep sweep = run_sweep(e, data, specs, total, journal, options.quiet, origin);
