@@ -210,7 +210,7 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
     if (!it->is_array() || it->size() != K) bad(name, "/intercept", "expected " + std::to_string(K) + " numbers (one per output)");
     for (std::size_t c = 0; c < K; ++c) m.intercept.push_back(finite_number((*it)[c], name, "/intercept/" + std::to_string(c)));
   }
-  check_model_sections(j, name, /*kernel=*/true);
+  check_model_sections(j, name, /*kernel=*/true, m.classes.size());
   if (auto it = j.find("settings"); it != j.end() && it->is_object()) m.settings = json_object_text(*it);
   if (auto it = j.find("data"); it != j.end() && it->is_object()) m.data = json_object_text(*it);
   if (auto it = j.find("training"); it != j.end() && it->is_object()) m.training = training_from_json(*it);

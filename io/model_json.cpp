@@ -215,22 +215,10 @@ void read_model_weights(const json& j, const std::string& name, Model& m) {
 
 // The optional sections: settings, data (reader settings), training, features.
 void read_model_sections(const json& j, const std::string& name, Model& m) {
-  check_model_sections(j, name, /*kernel=*/false);
+  check_model_sections(j, name, /*kernel=*/false, m.classes.size());
   const json settings = optional_object(j, "settings", name);
   const json data = optional_object(j, "data", name);
   const json training = optional_object(j, "training", name);
-  if (auto it = training.find("class_cost"); it != training.end()) {
-    if (!it->is_array() || it->size() != m.classes.size()) {
-      bad(name, "/training/class_cost", "expected an array of " + std::to_string(m.classes.size()) + " numbers");
-    }
-    for (std::size_t c = 0; c < it->size(); ++c) {
-      const std::string field = "/training/class_cost/" + std::to_string(c);
-      if (!(finite_number((*it)[c], name, field) > 0)) bad(name, field, "must be > 0");
-    }
-  }
-  if (auto it = training.find("regularizer"); it != training.end() && !it->is_null()) {
-    finite_number(*it, name, "/training/regularizer");
-  }
   if (auto it = j.find("features"); it != j.end() && !it->is_null()) {
     if (!it->is_object()) bad(name, "/features", "expected an object (the text featurizer) or null");
     m.features = json_object_text(*it);

@@ -114,15 +114,15 @@ const char* training_field_check(const std::string& key, const json& v, bool& ok
     ok = v.is_string();
     return "a string";
   }
-  if (key == "dual_objective" || key == "relative_gap") {
+  if (key == "dual_objective" || key == "relative_gap" || key == "regularizer") {
     ok = v.is_null() || finite(v);
     return "a finite number or null";
   }
-  if (key == "class_cost") {  // its elements: check_model_sections
+  if (key == "class_cost") {  // its length and elements: check_model_sections
     ok = v.is_array();
     return "an array of numbers";
   }
-  if (key == "epochs" || key == "objective" || key == "tolerance" || key == "regularizer") {
+  if (key == "epochs" || key == "objective" || key == "tolerance") {
     ok = finite(v);
     return "a finite number";
   }
@@ -180,7 +180,7 @@ void check_reader_fields(const json& o, const std::string& name, const std::stri
 
 }  // namespace
 
-void check_model_sections(const json& model, const std::string& name, bool kernel) {
+void check_model_sections(const json& model, const std::string& name, bool kernel, std::size_t classes) {
   const json& objective = json_checks::need(model, "objective", name, "", "pegasos model");
   const ObjectiveRow* row = objective.is_string() ? find_objective(objective.get_ref<const std::string&>()) : nullptr;
   if (row == nullptr || row->kernel != kernel) {
@@ -203,8 +203,12 @@ void check_model_sections(const json& model, const std::string& name, bool kerne
       if (!ok) json_checks::bad(name, "/training/" + it.key(), std::string("expected ") + holds + ", found " + found(it.value()));
     }
     if (auto it = training->find("class_cost"); it != training->end()) {
+      if (it->size() != classes) {
+        json_checks::bad(name, "/training/class_cost", "expected an array of " + std::to_string(classes) + " numbers");
+      }
       for (std::size_t c = 0; c < it->size(); ++c) {
-        json_checks::finite_number((*it)[c], name, "/training/class_cost/" + std::to_string(c));
+        const std::string field = "/training/class_cost/" + std::to_string(c);
+        if (!(json_checks::finite_number((*it)[c], name, field) > 0)) json_checks::bad(name, field, "must be > 0");
       }
     }
   }

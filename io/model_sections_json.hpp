@@ -29,10 +29,11 @@ TrainingSummary training_from_json(const nlohmann::json& object);
 // iff `kernel`) and the optional "settings", "data" and "training" objects —
 // each field pegasos uses, or that its writer types, with that type and a
 // valid value (settings/data "normalize" none or l2, "format" a data format;
-// training's typed fields as training_from_json reads them). Other members
-// are accepted (forward compatible). Throws InputError
-// "NAME: /training/converged: expected a boolean, found string".
-void check_model_sections(const nlohmann::json& model, const std::string& name, bool kernel);
+// training's typed fields as training_from_json reads them, class_cost one
+// positive number per class of the model's `classes`). Other members are
+// accepted (forward compatible). Throws InputError
+// "NAME: /training/converged: expected true or false, found string".
+void check_model_sections(const nlohmann::json& model, const std::string& name, bool kernel, std::size_t classes);
 
 // The numbers model_objective reads back: the typed field, or else a member
 // of `extra` that is a number (an array of numbers) written as an integer by

@@ -453,6 +453,8 @@ TEST_CASE("malformed kernel model files are rejected naming the field", "[kernel
            {"training", "converged", "yes"},
            {"training", "stopped_by", 3},
            {"training", "examples", -1},
+           {"training", "class_cost", {1.0, 2.0, 3.0}},  // three costs for two classes
+           {"training", "class_cost", {1.0, 0.0}},
            {"data", "normalize", "L2"},
            {"data", "format", "xml"},
            {"settings", "seed", nlohmann::json::object()},
