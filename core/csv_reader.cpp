@@ -85,6 +85,49 @@ void parse_csv_line(const char* line, const char* end, Chunk& c, const CsvLayout
   c.row_ends.push_back(c.indices.size());
 }
 
+// A list of names for a message: "a, b, c", the first few of a long list.
+std::string name_list(const std::vector<std::string>& names) {
+  std::string out;
+  const std::size_t shown = std::min<std::size_t>(names.size(), 8);
+  for (std::size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + names[i];
+  if (shown < names.size()) out += ", ... (" + std::to_string(names.size()) + " features)";
+  return out;
+}
+
+// The feature columns of a file read for a model against the model's
+// (ReadOptions::model_feature_names / model_features). `names`: the file's
+// feature column names when it has a header, else empty.
+void check_model_columns(const std::string& at, const std::vector<std::string_view>& names, std::size_t features,
+                         const std::vector<std::string>& model_names, std::uint32_t model_features) {
+  if (!names.empty() && !model_names.empty()) {
+    for (const std::string& m : model_names) {
+      if (std::find(names.begin(), names.end(), m) == names.end()) {
+        throw InputError(at + ": the model's feature column '" + m + "' is not in the header (the model's features: " +
+                         name_list(model_names) + ")");
+      }
+    }
+    for (std::string_view n : names) {
+      if (std::find(model_names.begin(), model_names.end(), n) == model_names.end()) {
+        throw InputError(at + ": column '" + std::string(n) + "' is not one of the model's features (" +
+                         name_list(model_names) + "); remove it");
+      }
+    }
+    for (std::size_t j = 0; j < names.size() && j < model_names.size(); ++j) {
+      if (names[j] != model_names[j]) {
+        throw InputError(at + ": the feature columns are in another order than the model's: feature " +
+                         std::to_string(j + 1) + " is '" + std::string(names[j]) + "' here and '" + model_names[j] +
+                         "' in the model (its order: " + name_list(model_names) + ")");
+      }
+    }
+    // Same names, same order, but a name twice: counted below.
+  }
+  if (features != model_features) {
+    throw InputError(at + ": " + std::to_string(features) + " feature column" + (features == 1 ? "" : "s") +
+                     ", but the model was trained on " + std::to_string(model_features) +
+                     (model_names.empty() ? "" : " (" + name_list(model_names) + ")"));
+  }
+}
+
 }  // namespace
 
 Dataset parse_csv(std::string_view text, const std::string& name, const ReadOptions& options) {
@@ -120,23 +163,30 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
     throw InputError(location(name, line_no) + ": a CSV row needs a label and at least one feature, found " +
                      std::to_string(layout.fields) + " field");
   }
+  const std::uint32_t model_features =
+      options.model_features ? options.model_features : static_cast<std::uint32_t>(options.model_feature_names.size());
+  const std::string at = location(name, line_no);
   bool is_header = false;
   if (!options.label_column_name.empty()) {
     auto it = std::find(header.begin(), header.end(), options.label_column_name);
-    if (it == header.end()) {
-      throw InputError(location(name, line_no) + ": no column named '" + options.label_column_name + "' in the header");
+    if (it != header.end()) {
+      layout.label_field = static_cast<std::size_t>(it - header.begin());
+    } else if (!options.require_labels && model_features != 0 && layout.fields == model_features) {
+      layout.has_label = false;  // the model's features alone: unlabelled rows
+    } else {
+      throw InputError(at + ": no column named '" + options.label_column_name + "' in the header");
     }
-    layout.label_field = static_cast<std::size_t>(it - header.begin());
     is_header = true;
   } else {
     long lc = options.label_column;
     if (lc < 0) lc += static_cast<long>(layout.fields);
     if (lc < 0 || lc >= static_cast<long>(layout.fields)) {
-      throw InputError(location(name, line_no) + ": label_column " + std::to_string(options.label_column) +
+      throw InputError(at + ": label_column " + std::to_string(options.label_column) +
                        " is outside the " + std::to_string(layout.fields) + " fields of the first row");
     }
     layout.label_field = static_cast<std::size_t>(lc);
-    // A first row whose feature fields are not all numbers is a header.
+    // A first row whose fields are not all numbers is a header (the label
+    // field's value may be a class name).
     for (std::size_t f = 0; f < header.size(); ++f) {
       if (f == layout.label_field) continue;
       const char* end = header[f].data() + header[f].size();
@@ -144,6 +194,31 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
       auto r = fast_float::from_chars(skip_plus(header[f].data(), end), end, v);
       if (header[f].empty() || r.ptr != end) is_header = true;
     }
+    // Read for a model: exactly its feature columns and no label column
+    // (by the header's names, or by the count without a header).
+    const bool only_features =
+        model_features != 0 && layout.fields == model_features &&
+        (is_header ? std::equal(header.begin(), header.end(), options.model_feature_names.begin(),
+                                options.model_feature_names.end())
+                   : true);
+    if (only_features) {
+      if (options.require_labels) {
+        throw InputError(at + ": " + std::to_string(layout.fields) +
+                         " fields, the model's feature columns and no label column (labels are needed here; "
+                         "`predict` reads unlabelled rows)");
+      }
+      layout.has_label = false;
+    }
+  }
+  if (model_features != 0) {
+    const std::size_t features = layout.fields - (layout.has_label ? 1 : 0);
+    std::vector<std::string_view> names;
+    if (is_header) {
+      for (std::size_t f = 0; f < header.size(); ++f) {
+        if (!layout.has_label || f != layout.label_field) names.push_back(header[f]);
+      }
+    }
+    check_model_columns(at, names, features, options.model_feature_names, model_features);
   }
   if (is_header) {
     std::size_t nl = text.find('\n');
@@ -155,9 +230,10 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
   });
   if (is_header) {
     for (std::size_t f = 0; f < header.size(); ++f) {
-      if (f != layout.label_field) data.feature_names.emplace_back(header[f]);
+      if (!layout.has_label || f != layout.label_field) data.feature_names.emplace_back(header[f]);
     }
   }
+  data.csv_features = static_cast<std::uint32_t>(layout.fields - (layout.has_label ? 1 : 0));
   return data;
 }
 

@@ -89,6 +89,14 @@ struct ReadOptions {
   // The 1-based line number of the text's first line, for messages (a piece
   // of a stream read in batches starts later than line 1).
   std::size_t first_line = 1;
+  // CSV read for a model trained on CSV (its "data" block): the feature
+  // columns it was trained on, by header name (empty: no header) and by
+  // count (0: no check). A file whose header names other columns, in
+  // another order, or whose feature columns are not as many is an
+  // InputError; with require_labels false, a file holding exactly the
+  // model's feature columns (no label) reads as unlabelled rows.
+  std::vector<std::string> model_feature_names;
+  std::uint32_t model_features = 0;
 };
 
 class Dataset {
@@ -105,6 +113,9 @@ class Dataset {
   // CSV with a header row: the names of the feature columns (feature j is
   // feature_names[j]); empty otherwise.
   std::vector<std::string> feature_names;
+  // CSV: the number of feature columns (with or without a header); 0 for
+  // other formats.
+  std::uint32_t csv_features = 0;
   // Per-example weights, one per row, positive, mean 1 (set_sample_weights);
   // empty = every row weighs 1 (the unweighted problem, byte for byte).
   std::vector<float> weights;

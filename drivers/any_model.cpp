@@ -167,6 +167,8 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
   nlohmann::json data = reader_settings(config);
   data.erase("text_field");  // kernel models read numeric data only
   data.erase("label_field");
+  if (!train.feature_names.empty()) data["feature_names"] = train.feature_names;  // as linear models
+  if (train.csv_features != 0) data["feature_count"] = train.csv_features;
   km.settings = json_object_text(settings);
   km.data = json_object_text(data);
   out.kernel = std::move(km);

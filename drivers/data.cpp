@@ -199,6 +199,16 @@ ReadOptions model_read_options(const nlohmann::json& data_settings, bool require
     if (it->is_string()) r.label_column_name = it->get<std::string>();
     else if (it->is_number_integer()) r.label_column = it->get<long>();
   }
+  // A model trained on CSV: the feature columns it expects.
+  if (auto it = data_settings.find("feature_names"); it != data_settings.end() && it->is_array()) {
+    for (const nlohmann::json& n : *it) {
+      if (n.is_string()) r.model_feature_names.push_back(n.get<std::string>());
+    }
+    if (r.model_feature_names.size() != it->size()) r.model_feature_names.clear();
+  }
+  if (auto it = data_settings.find("feature_count"); it != data_settings.end() && it->is_number_unsigned()) {
+    r.model_features = it->get<std::uint32_t>();
+  }
   return r;
 }
 

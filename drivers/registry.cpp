@@ -107,7 +107,10 @@ Model package(const TrainConfig& config, const Dataset& train, TrainResult r, do
   settings.erase("strict");
   m.settings = json_object_text(settings);
   nlohmann::json data = reader_settings(config);
-  if (!train.feature_names.empty()) data["feature_names"] = train.feature_names;  // CSV header: for inspect
+  // CSV: the feature columns, by header name (for inspect) and count, which
+  // predict and eval check the files they read against.
+  if (!train.feature_names.empty()) data["feature_names"] = train.feature_names;
+  if (train.csv_features != 0) data["feature_count"] = train.csv_features;
   m.data = json_object_text(data);
   TrainingSummary& t = m.training;
   t.examples = train.size();

@@ -163,6 +163,22 @@ void check_reader_fields(const json& o, const std::string& name, const std::stri
   if (auto it = o.find("label_column"); it != o.end() && !it->is_string() && !it->is_number_integer()) {
     json_checks::bad(name, path + "/label_column", "expected an integer or a column name, found " + found(*it));
   }
+  if (auto it = o.find("feature_names"); it != o.end()) {
+    if (!it->is_array()) json_checks::bad(name, path + "/feature_names", "expected an array of names, found " + found(*it));
+    for (std::size_t j = 0; j < it->size(); ++j) {
+      if (!(*it)[j].is_string()) {
+        json_checks::bad(name, path + "/feature_names/" + std::to_string(j), "expected a name, found " + found((*it)[j]));
+      }
+    }
+    if (auto c = o.find("feature_count"); c != o.end() && c->is_number_unsigned() && c->get<std::uint64_t>() != it->size()) {
+      json_checks::bad(name, path + "/feature_count",
+                       std::to_string(c->get<std::uint64_t>()) + ", but feature_names has " + std::to_string(it->size()));
+    }
+  }
+  if (auto it = o.find("feature_count"); it != o.end() && !(it->is_number_unsigned() && it->get<std::uint64_t>() > 0 &&
+                                                            it->get<std::uint64_t>() <= 0xffffffffu)) {
+    json_checks::bad(name, path + "/feature_count", "expected a positive integer, found " + found(*it));
+  }
   for (const char* key : {"seed", "batch_size", "iterations", "max_epochs", "max_support_vectors", "kernel_cache_mb"}) {
     if (auto it = o.find(key); it != o.end() && !it->is_number_unsigned()) {
       json_checks::bad(name, path + "/" + key, "expected a non-negative integer, found " + found(*it));

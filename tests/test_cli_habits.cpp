@@ -166,3 +166,37 @@ TEST_CASE("eval --max-fpr on a multiclass model and run --output over a file are
   CHECK(r.err.find("afile: cannot create the output folder: Not a directory") != std::string::npos);
   CHECK(r.err.find("internal error") == std::string::npos);
 }
+
+TEST_CASE("predict and eval check a CSV file's columns against the CSV model's", "[cli][habits]") {
+  TempDir dir("habits");
+  // y = sign(2a - b): a model on (a, b, c) that gives reordered columns away.
+  std::string train = "label,a,b,c\n", reordered = "label,b,a,c\n", unlabelled = "a,b,c\n";
+  for (int i = 0; i < 60; ++i) {
+    const int a = i % 7 - 3, b = (i * 5) % 11 - 5, c = i % 3;
+    const std::string y = 2 * a - b > 0 ? "1" : "-1";
+    train += y + "," + std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c) + "\n";
+    reordered += y + "," + std::to_string(b) + "," + std::to_string(a) + "," + std::to_string(c) + "\n";
+    unlabelled += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c) + "\n";
+  }
+  const std::string data = dir.file("train.csv"), model = dir.file("m.json");
+  testutil::write_text(data, train);
+  testutil::write_text(dir.file("reordered.csv"), reordered);
+  testutil::write_text(dir.file("unlabelled.csv"), unlabelled);
+  REQUIRE(pegasos_run(dir, "train --quiet " + q(data) + " " + q(model)).code == 0);
+  for (const std::string& cmd : {std::string("predict"), std::string("eval")}) {
+    const Run r = pegasos_run(dir, cmd + " " + q(model) + " " + q(dir.file("reordered.csv")));
+    INFO(cmd << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("reordered.csv:1: the feature columns are in another order") != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  // The model's columns without a label: predicted like the labelled file.
+  const Run labelled = pegasos_run(dir, "predict " + q(model) + " " + q(data));
+  const Run unlabelled_run = pegasos_run(dir, "predict " + q(model) + " " + q(dir.file("unlabelled.csv")));
+  REQUIRE(labelled.code == 0);
+  CHECK(unlabelled_run.code == 0);
+  CHECK(unlabelled_run.out == labelled.out);
+  const Run e = pegasos_run(dir, "eval " + q(model) + " " + q(dir.file("unlabelled.csv")));
+  CHECK(e.code == 2);
+  CHECK(e.err.find("no label column") != std::string::npos);
+}

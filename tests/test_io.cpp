@@ -864,6 +864,49 @@ TEST_CASE("csv: header detection and label column by index, from the end, or by 
   CHECK(zeros.labels == std::vector<int>{0, 1});
 }
 
+TEST_CASE("csv read for a model: its feature columns by name and count; unlabelled rows; wrong columns refused", "[io]") {
+  // A model trained on "label,a,b,c": the same rows in every accepted layout.
+  ReadOptions model;
+  model.model_feature_names = {"a", "b", "c"};
+  model.model_features = 3;
+  ReadOptions predict = model;
+  predict.require_labels = false;
+  const Dataset expected = csv("label,a,b,c\n1,1,0,2\n-1,0,3,0\n");
+  REQUIRE(expected.csv_features == 3);
+  require_same_data(csv("label,a,b,c\n1,1,0,2\n-1,0,3,0\n", model), expected);
+  require_same_data(csv("1,1,0,2\n-1,0,3,0\n", model), expected);  // no header: the count
+  // Exactly the model's features and no label column: unlabelled rows for
+  // predict, by header or by count; eval (labels required) refuses them.
+  for (const std::string& text : {std::string("a,b,c\n1,0,2\n0,3,0\n"), std::string("1,0,2\n0,3,0\n")}) {
+    CAPTURE(text);
+    const Dataset u = csv(text, predict);
+    CHECK(u.labels == std::vector<int>{-1, -1});
+    CHECK(u.row_ptr == expected.row_ptr);
+    CHECK(u.indices == expected.indices);
+    CHECK(u.values == expected.values);
+    CHECK(u.dimension == 3);
+    CHECK_THROWS_WITH(csv(text, model), Contains("t.csv:1:") && Contains("no label column"));
+  }
+  ReadOptions by_name = predict;
+  by_name.label_column_name = "y";
+  CHECK(csv("a,b,c\n1,0,2\n", by_name).labels == std::vector<int>{-1});
+  // Columns that would be read silently as other features are refused,
+  // naming the column.
+  CHECK_THROWS_WITH(csv("label,b,a,c\n1,0,1,2\n", predict), Contains("t.csv:1:") && Contains("another order") &&
+                                                                   Contains("'b' here and 'a' in the model"));
+  CHECK_THROWS_WITH(csv("label,a,b,c,d\n1,1,0,2,5\n", predict), Contains("column 'd' is not one of the model's features"));
+  CHECK_THROWS_WITH(csv("label,a,b\n1,1,0\n", predict), Contains("feature column 'c' is not in the header"));
+  CHECK_THROWS_WITH(csv("label,a,a,b,c\n1,1,1,0,2\n", predict), Contains("feature 2 is 'a' here and 'b' in the model"));
+  CHECK_THROWS_WITH(csv("1,1,0,2,5\n", predict), Contains("t.csv:1: 4 feature columns, but the model was trained on 3 (a, b, c)"));
+  CHECK_THROWS_WITH(csv("1,1\n", predict), Contains("1 feature column, but"));
+  // A model trained without a header checks the count only.
+  ReadOptions count_only = predict;
+  count_only.model_feature_names.clear();
+  CHECK(csv("x,y,z,w\n1,1,0,2\n", count_only).size() == 1);
+  CHECK_THROWS_WITH(csv("1,1,0,2,5\n", count_only), Contains("4 feature columns, but the model was trained on 3") &&
+                                                         !Contains("("));
+}
+
 TEST_CASE("csv: explicit '+' signs and exponents in values, also on the first row", "[io]") {
   const Dataset expected = libsvm("1 1:0.5 2:0\n-1 2:2.5\n");
   // A first row of signed numbers is data, not a header.
