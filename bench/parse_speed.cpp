@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <string>
 
 #include "core/dataset.hpp"
@@ -48,8 +49,12 @@ std::uint64_t checksum(const pegasos::Dataset& ds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: parse_speed FILE [csv|libsvm]\n");
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    std::fprintf(argc < 2 ? stderr : stdout, "usage: parse_speed FILE [csv|libsvm]\n");
+    return argc < 2 ? 2 : 0;
+  }
+  if (argc > 2 && std::strcmp(argv[2], "csv") != 0 && std::strcmp(argv[2], "libsvm") != 0) {
+    std::fprintf(stderr, "parse_speed: format '%s': expected csv or libsvm\n", argv[2]);
     return 2;
   }
   pegasos::ReadOptions options;
@@ -58,7 +63,13 @@ int main(int argc, char** argv) {
   ::stat(argv[1], &st);
   const double cpu0 = cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
-  const pegasos::Dataset ds = pegasos::read_dataset(argv[1], options);
+  pegasos::Dataset ds;
+  try {
+    ds = pegasos::read_dataset(argv[1], options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu = cpu_seconds() - cpu0;
   std::printf("bytes %lld rows %zu nnz %zu wall %.4f cpu %.4f checksum %016llx\n", static_cast<long long>(st.st_size),

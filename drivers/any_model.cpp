@@ -24,6 +24,7 @@ AnyModel AnyModel::parse(const std::string& text, const std::string& path) {
   // Parsed once; a file of either kind is then read from the same JSON.
   const nlohmann::json j = json_checks::parse_model_file(text, path);
   AnyModel m;
+  m.source = path;
   const auto kind = j.is_object() ? j.find("kind") : j.end();
   if (kind != j.end() && kind->is_string() && *kind == "kernel") {
     m.kernel = kernel_model_from_json(j, path);
@@ -48,8 +49,8 @@ nlohmann::json AnyModel::training() const { return training_to_json(linear ? lin
 int AnyModel::predict_class(const double* s) const { return header().predict_class(s); }
 
 Dataset AnyModel::read(const std::string& path, bool require_labels) const {
-  if (linear) return load_data_for_model(*linear, path, require_labels);
-  return load_data_for_model(json_object_of(kernel->data), nullptr, path, require_labels);
+  if (linear) return load_data_for_model(*linear, path, require_labels, source);
+  return load_data_for_model(json_object_of(kernel->data), nullptr, path, require_labels, source);
 }
 
 std::vector<double> AnyModel::scores(const Dataset& input) const {

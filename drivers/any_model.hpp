@@ -22,6 +22,7 @@ namespace pegasos {
 struct AnyModel {
   std::optional<Model> linear;
   std::optional<KernelModel> kernel;
+  std::string source = "model";  // the model file, for messages
 
   // Reads a model file of either kind (by its "kind" field). Throws InputError.
   static AnyModel load(const std::string& path);

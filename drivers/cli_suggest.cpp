@@ -76,7 +76,10 @@ int report_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char**
   if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
   const std::string problem = misspelt(app, argc, argv);
   if (problem.empty()) {
-    app.exit(e);
+    // As every other error: "error: " first, then where to look.
+    std::string help = "pegasos --help";
+    for (const CLI::App* sub : app.get_subcommands()) help = "pegasos " + sub->get_name() + " --help";
+    std::fprintf(stderr, "error: %s (`%s` lists the options)\n", e.what(), help.c_str());
     return 2;
   }
   std::fprintf(stderr, "error: %s\n", problem.c_str());

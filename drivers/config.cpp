@@ -1,6 +1,9 @@
 #include "drivers/config.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <cmath>
 
 #include "core/errors.hpp"
@@ -211,7 +214,17 @@ std::pair<std::string, json> parse_override(const std::string& text) {
   std::string key = text.substr(0, eq);
   std::string value = text.substr(eq + 1);
   json parsed = json::parse(value, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) parsed = value;  // a bare word is a string
+  if (parsed.is_discarded()) {
+    // A number JSON cannot hold (1e400) is an error, not the string "1e400".
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(value.c_str(), &end);
+    if (!value.empty() && end == value.c_str() + value.size() && !std::isspace(static_cast<unsigned char>(value[0])) &&
+        (errno == ERANGE || !std::isfinite(v)) && value.find_first_of("0123456789") != std::string::npos) {
+      throw ConfigError("--set " + text + ": " + value + " is beyond the range of a double");
+    }
+    parsed = value;  // a bare word is a string
+  }
   return {key, parsed};
 }
 

@@ -2,9 +2,11 @@
 #include "drivers/status_line.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <optional>
 #include <string_view>
@@ -17,6 +19,29 @@
 
 namespace pegasos {
 namespace {
+
+// Dense weights for `data` (one row of `outputs` per feature, and at least
+// a second copy while training) that cannot fit this machine's memory: an
+// InputError saying why, before an allocation that would exhaust it (a
+// LIBSVM file with hashed or otherwise huge indices, e.g. 2000000000:1,
+// asked for 16 GB and ended in "out of memory" or swapping).
+void check_weights_fit(const Dataset& data, const std::string& path) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0 || data.dimension == 0) return;
+  const double memory = static_cast<double>(pages) * static_cast<double>(page);
+  const std::size_t k = data.classes.size();
+  const double outputs = k <= 2 ? 1.0 : static_cast<double>(k);
+  const double need = 2.0 * 8.0 * static_cast<double>(data.dimension) * outputs;
+  if (need <= memory) return;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                ": the largest feature index is %u, so training needs at least %.1f GB for the weights (%u features x "
+                "%.0f output%s x 8 bytes, twice), more than this machine's %.1f GB; renumber the features densely "
+                "(are the indices hashes?)",
+                data.dimension, need / 1e9, data.dimension, outputs, outputs == 1.0 ? "" : "s", memory / 1e9);
+  throw InputError(input_name(path) + text);
+}
+
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -90,6 +115,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
                        " is numeric data (featurizations differ)");
     }
     out.data = input.numeric(config.read);
+    check_weights_fit(out.data, path);
     return out;
   }
   const TextCorpus corpus = input.corpus(text_read_options(format, config.text_field, config.label_field, true));
@@ -156,12 +182,13 @@ void apply_weights_file(const TrainConfig& config, Dataset& data) {
   }
 }
 
-Dataset load_data_for_model(const Model& model, const std::string& path, bool require_labels) {
-  return load_data_for_model(json_object_of(model.data), features_json(model), path, require_labels);
+Dataset load_data_for_model(const Model& model, const std::string& path, bool require_labels,
+                            const std::string& model_name) {
+  return load_data_for_model(json_object_of(model.data), features_json(model), path, require_labels, model_name);
 }
 
 Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann::json& features,
-                            const std::string& path, bool require_labels) {
+                            const std::string& path, bool require_labels, const std::string& model_name) {
   // A model file's format name; a name this pegasos does not know reads as
   // neither text nor a fixed numeric format (as auto for numeric files).
   bool known = false;
@@ -178,7 +205,7 @@ Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann:
   if (!text_model) {
     return input.numeric(model_read_options(data_settings, require_labels));
   }
-  const TextFeaturizer featurizer = TextFeaturizer::from_json(features, "model", "/features");
+  const TextFeaturizer featurizer = TextFeaturizer::from_json(features, model_name, "/features");
   const TextCorpus corpus = input.corpus(model_text_read_options(data_settings, require_labels));
   Dataset ds = featurize_corpus(featurizer, corpus);
   if (model_normalizes_rows(data_settings)) ds.normalize_rows();

@@ -51,9 +51,11 @@ bool model_normalizes_rows(const nlohmann::json& data_settings);
 
 // Read data to apply `model` to, with the model's reader settings and
 // featurizer. Raw text for a numeric model (or the reverse) is an error.
-Dataset load_data_for_model(const Model& model, const std::string& path, bool require_labels);
+// `model_name` (the model file) names the model in messages.
+Dataset load_data_for_model(const Model& model, const std::string& path, bool require_labels,
+                            const std::string& model_name = "model");
 // The same from a model's "data" (reader settings) and "features" JSON.
 Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann::json& features,
-                            const std::string& path, bool require_labels);
+                            const std::string& path, bool require_labels, const std::string& model_name = "model");
 
 }  // namespace pegasos

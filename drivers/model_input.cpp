@@ -20,6 +20,17 @@ constexpr std::pair<InputKind, const char*> kKindNames[] = {
     {InputKind::kTsv, "text_tsv"},   {InputKind::kDirectory, "text_dir"}, {InputKind::kDocument, "document"},
 };
 
+}  // namespace
+
+const char* input_kind_name(InputKind kind) {
+  for (const auto& [k, name] : kKindNames) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+namespace {
+
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -112,10 +123,10 @@ bool parse_input_kind(const std::string& name, InputKind* kind) {
   return false;
 }
 
-ModelReader::ModelReader(nlohmann::json data_settings, nlohmann::json features)
+ModelReader::ModelReader(nlohmann::json data_settings, nlohmann::json features, const std::string& model_name)
     : data_(std::move(data_settings)), features_(std::move(features)) {
   if (!features_.is_null()) {
-    featurizer_ = std::make_shared<const TextFeaturizer>(TextFeaturizer::from_json(features_, "model", "/features"));
+    featurizer_ = std::make_shared<const TextFeaturizer>(TextFeaturizer::from_json(features_, model_name, "/features"));
   }
 }
 

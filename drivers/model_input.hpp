@@ -26,6 +26,8 @@ constexpr bool is_line_format(InputKind k) { return k != InputKind::kDirectory &
 // "libsvm", "csv", "jsonl", "text_tsv", "text_dir", "document" (and "auto" =
 // decide). Throws InputError for another name.
 bool parse_input_kind(const std::string& name, InputKind* kind);
+// The name parse_input_kind reads.
+const char* input_kind_name(InputKind kind);
 
 // Standard input ("-"), a pipe, a device: read once, judged by content.
 bool is_stream(const std::string& path);
@@ -33,7 +35,8 @@ bool is_stream(const std::string& path);
 class ModelReader {
  public:
   // The model's "data" (reader settings) and "features" (null: numeric model).
-  ModelReader(nlohmann::json data_settings, nlohmann::json features);
+  // `model_name` (the model file) names the model in messages.
+  ModelReader(nlohmann::json data_settings, nlohmann::json features, const std::string& model_name = "model");
 
   bool text_model() const { return !features_.is_null(); }
 

@@ -67,6 +67,15 @@ const CLI::Validator kFinite(
     },
     "NUMBER");
 
+// --cv K: K >= 2 (0 or 1 used to train silently without cross-validation).
+const CLI::Validator kFolds(
+    [](std::string& v) {
+      char* end = nullptr;
+      const long k = std::strtol(v.c_str(), &end, 10);
+      return end != v.c_str() && *end == '\0' && k < 2 ? "needs at least 2 folds, got " + v : std::string();
+    },
+    "K");
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -222,6 +231,23 @@ std::vector<std::string> numeric_label_text(const std::vector<std::string>& clas
   return text;
 }
 
+// Labels re-expressed in a model's classes; a label the model does not know
+// is an InputError naming the first row that has it (rows count from 1, as
+// the data rows of the file: blank lines, comments and a header are not rows).
+void remap_to_model_classes(Dataset& data, const std::vector<std::string>& classes, const std::string& data_path) {
+  const std::vector<std::string> before = data.classes;
+  const std::vector<int> labels = data.labels;
+  const auto unknown = data.remap_classes(classes);
+  if (unknown.empty()) return;
+  const auto k = static_cast<int>(std::find(before.begin(), before.end(), unknown.front()) - before.begin());
+  const auto row = static_cast<std::size_t>(std::find(labels.begin(), labels.end(), k) - labels.begin());
+  throw InputError(data_path + ": row " + std::to_string(row + 1) + ": label '" + unknown.front() +
+                   "' does not occur in the model's classes (" + class_list(classes) + ")" +
+                   (unknown.size() > 1 ? "; " + std::to_string(unknown.size() - 1) + " other unknown label" +
+                                             (unknown.size() > 2 ? "s" : "")
+                                       : ""));
+}
+
 int run_featurize(const std::string& config_path, const std::vector<std::string>& sets, const std::string& model_path,
                   const std::string& data_path, const std::string& out_path, bool quiet) {
   Dataset data;
@@ -231,10 +257,7 @@ int run_featurize(const std::string& config_path, const std::vector<std::string>
     }
     const AnyModel model = AnyModel::load(model_path);
     data = model.read(data_path, false);
-    const auto unknown = data.remap_classes(model.classes());
-    if (!unknown.empty()) {
-      throw InputError(data_path + ": label '" + unknown.front() + "' does not occur in the model's classes");
-    }
+    remap_to_model_classes(data, model.classes(), data_path);
   } else {
     TrainConfig config = load_train_config(config_path, sets);
     data = load_training_data(config, data_path).data;
@@ -264,10 +287,7 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
                      " classes; a threshold at a false-positive rate is for two-class models");
   }
   Dataset data = model.read(data_path, true);
-  const auto unknown = data.remap_classes(model.classes());
-  if (!unknown.empty()) {
-    throw InputError(data_path + ": label '" + unknown.front() + "' does not occur in the model's classes");
-  }
+  remap_to_model_classes(data, model.classes(), data_path);
   const std::vector<double> scores = model.scores(data);
   const std::size_t K = static_cast<std::size_t>(model.outputs());
   std::vector<int> predicted(data.size());
@@ -385,7 +405,8 @@ CLI::App* add_inspect_command(CLI::App& app, std::string& model_path, InspectOpt
 }
 
 void add_cv_options(CLI::App& train, CvCommand& cv) {
-  train.add_option("--cv", cv.folds, "cross-validate: K stratified folds (by the seed setting); scores on stdout");
+  train.add_option("--cv", cv.folds, "cross-validate: K stratified folds (by the seed setting); scores on stdout")
+      ->check(kFolds);
   train.add_option("--grid", cv.grid,
                    "with --cv: lambda=LOW:HIGH[:POINTS] (log grid, 10 points) or KEY=V1,V2,...; prints each value's "
                    "score and the best");

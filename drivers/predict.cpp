@@ -17,9 +17,18 @@
 namespace pegasos {
 namespace {
 
+// --id-field names a JSONL field: another input has none (it was taken
+// silently as --ids).
+void check_id_field(const PredictOptions& opt, InputKind kind, const std::string& name) {
+  if (opt.id_field.empty() || kind == InputKind::kJsonl) return;
+  throw ConfigError("--id-field " + opt.id_field + ": " + name + " is read as " + input_kind_name(kind) +
+                    ", which has no fields; --id-field is for JSONL (use --ids for " +
+                    (is_line_format(kind) ? "line numbers)" : "file names)"));
+}
+
 ModelReader reader_of(const AnyModel& model) {
-  if (model.linear) return ModelReader(json_object_of(model.linear->data), features_json(*model.linear));
-  return ModelReader(json_object_of(model.kernel->data), nullptr);
+  if (model.linear) return ModelReader(json_object_of(model.linear->data), features_json(*model.linear), model.source);
+  return ModelReader(json_object_of(model.kernel->data), nullptr, model.source);
 }
 
 // Remove row 0 (a CSV batch's repeated first line).
@@ -127,6 +136,7 @@ void predict_lines(InputStream& in, const std::string& path, const ModelReader& 
     if (!kind_known) {
       s.kind = reader.kind(path, opt.format, buf);
       kind_known = true;
+      check_id_field(opt, s.kind, in.name());
       if (!is_line_format(s.kind)) {  // one document on standard input: all of it
         throw InputError(in.name() + ": format " + opt.format + " needs a file or folder name, not a stream");
       }
@@ -167,6 +177,7 @@ void run_predict(const std::string& model_path, const std::string& data_path, co
   std::optional<Dataset> documents;
   if (!is_stream(data_path)) {
     const InputKind kind = reader.kind(data_path, opt.format, {});
+    check_id_field(opt, kind, data_path);
     if (!is_line_format(kind)) documents = reader.read_documents(data_path, kind, &doc_ids);
   }
   OutputFile out(opt.output);

@@ -1,6 +1,8 @@
 // The command line's habits: misspelt commands, options and settings get a
 // suggestion (exit 2); nested settings take dotted --set keys; train --help
 // lists every data format and objective of the tables.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -199,4 +201,55 @@ TEST_CASE("predict and eval check a CSV file's columns against the CSV model's",
   const Run e = pegasos_run(dir, "eval " + q(model) + " " + q(dir.file("unlabelled.csv")));
   CHECK(e.code == 2);
   CHECK(e.err.find("no label column") != std::string::npos);
+}
+
+TEST_CASE("messages name the row, the model file and the flag; out-of-range values and huge indices are exit 2",
+          "[cli][habits]") {
+  TempDir dir("habits");
+  const std::string mail = write_mail(dir), text_model = dir.file("t.json");
+  REQUIRE(pegasos_run(dir, "train --quiet " + q(mail) + " " + q(text_model)).code == 0);
+  std::string numeric;
+  for (int i = 0; i < 20; ++i) numeric += std::string(i % 2 ? "1" : "-1") + " 1:" + std::to_string(i % 2 ? 1 + i : -1 - i) + "\n";
+  const std::string data = dir.file("d.svm"), model = dir.file("m.json"), other = dir.file("other.svm");
+  testutil::write_text(data, numeric);
+  testutil::write_text(other, "1 1:2\n\n-1 1:-2\n3 1:1\n");
+  REQUIRE(pegasos_run(dir, "train --quiet " + q(data) + " " + q(model)).code == 0);
+  struct Case {
+    std::string args, expected;
+  };
+  std::string corrupt = testutil::read_text(text_model);
+  const std::size_t at = corrupt.find("\"idf\"");
+  REQUIRE(at != std::string::npos);
+  corrupt.replace(at, 5, "\"idfx\"");
+  const std::string bad_model = dir.file("bad_text.json");
+  testutil::write_text(bad_model, corrupt);
+  const Case cases[] = {
+      // the third data row (the blank line is not a row)
+      {"eval " + q(model) + " " + q(other), "other.svm: row 3: label '3' does not occur in the model's classes ('-1', '1')"},
+      {"predict " + q(bad_model) + " " + q(mail), "bad_text.json: /features/"},
+      {"eval " + q(bad_model) + " " + q(mail), "bad_text.json: /features/"},
+      {"train " + q(data) + " " + q(model) + " --cv 0", "error: --cv: needs at least 2 folds, got 0"},
+      {"train " + q(data) + " " + q(model) + " --set lambda=1e400", "--set lambda=1e400: 1e400 is beyond the range"},
+      {"predict " + q(model) + " " + q(data) + " --id-field id", "--id-field id: " + data + " is read as libsvm"},
+      {"predict " + q(model), "error: data is required (`pegasos predict --help`"},
+  };
+  for (const Case& c : cases) {
+    const Run r = pegasos_run(dir, c.args);
+    INFO(c.args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.expected) != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  // A feature index whose dense weights cannot fit in memory (3 classes:
+  // 3 outputs x 2^31 features x 8 bytes, twice: 103 GB) is refused before
+  // any allocation, on any machine with less memory than that.
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (memory < 1.0e11) {
+    const std::string huge = dir.file("huge.svm");
+    testutil::write_text(huge, "1 2147483647:1\n2 1:1\n3 2:1\n");
+    const Run r = pegasos_run(dir, "train " + q(huge) + " " + q(model));
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("huge.svm: the largest feature index is 2147483647") != std::string::npos);
+  }
 }
