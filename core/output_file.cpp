@@ -131,6 +131,10 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
     if (S_ISDIR(st.st_mode)) throw InputError(path + ": cannot write output: is a directory");
     if (S_ISREG(st.st_mode)) {
       mode_ = st.st_mode & 07777;  // the replaced file's permissions are kept
+      // ... and its owner and group, where we may set them (root writing
+      // over a user's file; a member of the file's group).
+      if (st.st_uid != ::geteuid()) owner_ = static_cast<long>(st.st_uid);
+      if (st.st_gid != ::getegid()) group_ = static_cast<long>(st.st_gid);
       // A symbolic link to a regular file: its target is replaced (as `>`
       // writes through it), the link stays a link.
       struct stat lst{};
@@ -223,6 +227,15 @@ void OutputFile::commit() {
     fd_ = -1;
     committed_ = true;
     return;
+  }
+  if (owner_ >= 0 || group_ >= 0) {
+    // Best effort, as cp -p: without the right to give the file away, the
+    // new file is ours (the permissions below still apply).
+    if (::fchown(fd_, owner_ >= 0 ? static_cast<uid_t>(owner_) : static_cast<uid_t>(-1),
+                 group_ >= 0 ? static_cast<gid_t>(group_) : static_cast<gid_t>(-1)) != 0 &&
+        owner_ >= 0 && group_ >= 0) {
+      [[maybe_unused]] const int ignored = ::fchown(fd_, static_cast<uid_t>(-1), static_cast<gid_t>(group_));
+    }
   }
   if (::fchmod(fd_, mode_) != 0) throw_write_error(path_, "cannot set permissions", errno);
   if (::fsync(fd_) != 0) throw_write_error(path_, "fsync failed", errno);

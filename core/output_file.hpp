@@ -68,6 +68,8 @@ class OutputFile {
   int fd_ = -1;
   int slot_ = -1;  // temp-file cleanup slot (see output_file.cpp)
   unsigned mode_ = 0644;  // a regular file's permissions after commit()
+  // The replaced file's owner and group (-1: a new file, or keep ours).
+  long owner_ = -1, group_ = -1;
   bool interactive_ = false;
   bool committed_ = false;
 };

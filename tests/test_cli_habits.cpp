@@ -1,6 +1,7 @@
 // The command line's habits: misspelt commands, options and settings get a
 // suggestion (exit 2); nested settings take dotted --set keys; train --help
 // lists every data format and objective of the tables.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -252,4 +253,19 @@ TEST_CASE("messages name the row, the model file and the flag; out-of-range valu
     CHECK(r.code == 2);
     CHECK(r.err.find("huge.svm: the largest feature index is 2147483647") != std::string::npos);
   }
+}
+
+TEST_CASE("an output file replaced by root keeps its owner and group", "[cli][habits]") {
+  if (::geteuid() != 0) return;  // only root may give a file away
+  TempDir dir("habits");
+  const std::string data = write_mail(dir), model = dir.file("m.json"), out = dir.file("p.txt");
+  REQUIRE(pegasos_run(dir, "train --quiet " + q(data) + " " + q(model)).code == 0);
+  testutil::write_text(out, "old\n");
+  REQUIRE(::chown(out.c_str(), 65534, 65534) == 0);
+  REQUIRE(pegasos_run(dir, "predict " + q(model) + " " + q(data) + " --output " + q(out)).code == 0);
+  struct stat st{};
+  REQUIRE(::stat(out.c_str(), &st) == 0);
+  CHECK(st.st_uid == 65534u);  // was root's after the rename
+  CHECK(st.st_gid == 65534u);
+  CHECK(testutil::read_text(out).find("spam") != std::string::npos);
 }
