@@ -128,44 +128,15 @@ void check_model_columns(const std::string& at, const std::vector<std::string_vi
   }
 }
 
-}  // namespace
-
-Dataset parse_csv(std::string_view text, const std::string& name, const ReadOptions& options) {
-  text = strip_bom(text);
-  if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a CSV text file");
-  // Skip leading blank lines; the first non-blank line fixes the layout.
-  std::size_t line_no = options.first_line;
-  while (!text.empty()) {
-    std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (!trim(line).empty()) break;
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    ++line_no;
-  }
-  if (text.empty()) throw InputError(name + ": no examples (the file is empty)");
-  std::string_view first = text.substr(0, text.find('\n'));
-  if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
-
-  CsvLayout layout;
-  if (first.find(',') == std::string_view::npos) {
-    if (first.find('\t') != std::string_view::npos) layout.delimiter = '\t';
-    else if (first.find(';') != std::string_view::npos) layout.delimiter = ';';
-  }
-  std::vector<std::string_view> header;
-  for (std::size_t pos = 0;;) {
-    std::size_t d = first.find(layout.delimiter, pos);
-    header.push_back(trim(first.substr(pos, d == std::string_view::npos ? std::string_view::npos : d - pos)));
-    if (d == std::string_view::npos) break;
-    pos = d + 1;
-  }
-  layout.fields = header.size();
-  if (layout.fields < 2) {
-    throw InputError(location(name, line_no) + ": a CSV row needs a label and at least one feature, found " +
-                     std::to_string(layout.fields) + " field");
-  }
+// Where the label is, whether the first row is a header, and (read for a
+// model: ReadOptions::model_feature_names / model_features) whether the file
+// has no label column and its feature columns are the model's. `header`: the
+// first row's fields; `at`: its location for messages. Returns whether the
+// first row is a header.
+bool place_label(const std::vector<std::string_view>& header, const ReadOptions& options, const std::string& at,
+                 CsvLayout& layout) {
   const std::uint32_t model_features =
       options.model_features ? options.model_features : static_cast<std::uint32_t>(options.model_feature_names.size());
-  const std::string at = location(name, line_no);
   bool is_header = false;
   if (!options.label_column_name.empty()) {
     auto it = std::find(header.begin(), header.end(), options.label_column_name);
@@ -220,6 +191,45 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
     }
     check_model_columns(at, names, features, options.model_feature_names, model_features);
   }
+  return is_header;
+}
+
+}  // namespace
+
+Dataset parse_csv(std::string_view text, const std::string& name, const ReadOptions& options) {
+  text = strip_bom(text);
+  if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a CSV text file");
+  // Skip leading blank lines; the first non-blank line fixes the layout.
+  std::size_t line_no = options.first_line;
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!trim(line).empty()) break;
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++line_no;
+  }
+  if (text.empty()) throw InputError(name + ": no examples (the file is empty)");
+  std::string_view first = text.substr(0, text.find('\n'));
+  if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
+
+  CsvLayout layout;
+  if (first.find(',') == std::string_view::npos) {
+    if (first.find('\t') != std::string_view::npos) layout.delimiter = '\t';
+    else if (first.find(';') != std::string_view::npos) layout.delimiter = ';';
+  }
+  std::vector<std::string_view> header;
+  for (std::size_t pos = 0;;) {
+    std::size_t d = first.find(layout.delimiter, pos);
+    header.push_back(trim(first.substr(pos, d == std::string_view::npos ? std::string_view::npos : d - pos)));
+    if (d == std::string_view::npos) break;
+    pos = d + 1;
+  }
+  layout.fields = header.size();
+  if (layout.fields < 2) {
+    throw InputError(location(name, line_no) + ": a CSV row needs a label and at least one feature, found " +
+                     std::to_string(layout.fields) + " field");
+  }
+  const bool is_header = place_label(header, options, location(name, line_no), layout);
   if (is_header) {
     std::size_t nl = text.find('\n');
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
