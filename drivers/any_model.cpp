@@ -165,11 +165,9 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
   settings.erase("threads");  // run settings: the model is the same for any value
   settings.erase("strict");
   settings.erase("kernel_cache_mb");
-  nlohmann::json data = reader_settings(config);
+  nlohmann::json data = model_data_settings(config, train);
   data.erase("text_field");  // kernel models read numeric data only
   data.erase("label_field");
-  if (!train.feature_names.empty()) data["feature_names"] = train.feature_names;  // as linear models
-  if (train.csv_features != 0) data["feature_count"] = train.csv_features;
   km.settings = json_object_text(settings);
   km.data = json_object_text(data);
   out.kernel = std::move(km);

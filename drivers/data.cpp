@@ -42,7 +42,6 @@ void check_weights_fit(const Dataset& data, const std::string& path) {
   throw InputError(input_name(path) + text);
 }
 
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -237,6 +236,13 @@ ReadOptions model_read_options(const nlohmann::json& data_settings, bool require
     r.model_features = it->get<std::uint32_t>();
   }
   return r;
+}
+
+nlohmann::json model_data_settings(const TrainConfig& config, const Dataset& train) {
+  nlohmann::json data = reader_settings(config);
+  if (!train.feature_names.empty()) data["feature_names"] = train.feature_names;
+  if (train.csv_features != 0) data["feature_count"] = train.csv_features;
+  return data;
 }
 
 TextReadOptions model_text_read_options(const nlohmann::json& data_settings, bool require_labels) {

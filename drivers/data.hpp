@@ -46,6 +46,11 @@ void apply_weights_file(const TrainConfig& config, Dataset& data);
 // normalize), raw text (text_field, label_field; the format, else auto), and
 // whether rows are scaled to unit norm after featurising.
 ReadOptions model_read_options(const nlohmann::json& data_settings, bool require_labels);
+// The "data" block of a model trained on `train` with `config`: its reader
+// settings and, for CSV, the feature columns (feature_names from a header,
+// feature_count), which model_read_options turns into the checks a file read
+// for the model must pass.
+nlohmann::json model_data_settings(const TrainConfig& config, const Dataset& train);
 TextReadOptions model_text_read_options(const nlohmann::json& data_settings, bool require_labels);
 bool model_normalizes_rows(const nlohmann::json& data_settings);
 

@@ -235,13 +235,19 @@ std::vector<std::string> numeric_label_text(const std::vector<std::string>& clas
 // is an InputError naming the first row that has it (rows count from 1, as
 // the data rows of the file: blank lines, comments and a header are not rows).
 void remap_to_model_classes(Dataset& data, const std::vector<std::string>& classes, const std::string& data_path) {
-  const std::vector<std::string> before = data.classes;
-  const std::vector<int> labels = data.labels;
-  const auto unknown = data.remap_classes(classes);
-  if (unknown.empty()) return;
-  const auto k = static_cast<int>(std::find(before.begin(), before.end(), unknown.front()) - before.begin());
-  const auto row = static_cast<std::size_t>(std::find(labels.begin(), labels.end(), k) - labels.begin());
-  throw InputError(data_path + ": row " + std::to_string(row + 1) + ": label '" + unknown.front() +
+  // The data's classes the model lacks, found before the labels are
+  // re-expressed (which turns them into -1, as absent labels).
+  std::vector<int> unknown;
+  for (std::size_t k = 0; k < data.classes.size(); ++k) {
+    if (std::find(classes.begin(), classes.end(), data.classes[k]) == classes.end()) unknown.push_back(static_cast<int>(k));
+  }
+  if (unknown.empty()) {
+    data.remap_classes(classes);
+    return;
+  }
+  const auto row = static_cast<std::size_t>(std::find(data.labels.begin(), data.labels.end(), unknown.front()) -
+                                            data.labels.begin());
+  throw InputError(data_path + ": row " + std::to_string(row + 1) + ": label '" + data.classes[unknown.front()] +
                    "' does not occur in the model's classes (" + class_list(classes) + ")" +
                    (unknown.size() > 1 ? "; " + std::to_string(unknown.size() - 1) + " other unknown label" +
                                              (unknown.size() > 2 ? "s" : "")

@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
 #include "core/ova_trainer.hpp"
+#include "drivers/data.hpp"
 #include "drivers/duals.hpp"
 #include "drivers/warm_start.hpp"
 #include "io/model_json.hpp"
@@ -106,12 +107,7 @@ Model package(const TrainConfig& config, const Dataset& train, TrainResult r, do
   settings.erase("threads");  // run settings: the model is the same for any value
   settings.erase("strict");
   m.settings = json_object_text(settings);
-  nlohmann::json data = reader_settings(config);
-  // CSV: the feature columns, by header name (for inspect) and count, which
-  // predict and eval check the files they read against.
-  if (!train.feature_names.empty()) data["feature_names"] = train.feature_names;
-  if (train.csv_features != 0) data["feature_count"] = train.csv_features;
-  m.data = json_object_text(data);
+  m.data = json_object_text(model_data_settings(config, train));
   TrainingSummary& t = m.training;
   t.examples = train.size();
   t.nnz = train.nnz();

@@ -43,11 +43,8 @@ json load_sources(const Experiment& e, const TrainConfig& base, LoadedData& d) {
 void split_test(const Experiment& e, const TrainConfig& base, Dataset source, LoadedData& d) {
   if (!e.data.test.empty()) {
     // the training data's reader settings and featurizer
-    nlohmann::json settings = reader_settings(base);
-    // A CSV test file has the training file's feature columns.
-    if (!source.feature_names.empty()) settings["feature_names"] = source.feature_names;
-    if (source.csv_features != 0) settings["feature_count"] = source.csv_features;
-    Dataset test = load_data_for_model(settings, d.features, e.data.test, true);
+    // (a CSV test file has the training file's feature columns)
+    Dataset test = load_data_for_model(model_data_settings(base, source), d.features, e.data.test, true);
     const auto unknown = test.remap_classes(source.classes);
     if (!unknown.empty()) {
       throw InputError(e.data.test + ": label '" + unknown.front() + "' does not occur in the training data " +
