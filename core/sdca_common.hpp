@@ -301,6 +301,53 @@ inline InteriorPointProblem crammer_singer_interior_point_problem(const Dataset&
   return pr;
 }
 
+// A smoothed primal candidate for the tail of a dual run. Near the optimum
+// coordinate ascent's dual barely moves (Crammer–Singer on 31k documents at
+// C = 10: the dual rose by 2e-8 of P a pass after pass 200) while the primal
+// at w(α) jitters from check to check (relative gaps 4.5e-4 .. 1.4e-3 at
+// tolerance 5e-4), so certification waited for a lucky check. An exponential
+// average of the end-of-pass weights, w̄ ← w̄ + β (w − w̄) with β = 0.1 (about
+// the last 10 passes), is a primal point like any other: P(w̄) − D(α) is a
+// duality gap, and P(w̄) ≤ the average of the P(w) it mixes (convexity). It
+// starts once an exact gap is within kFromTolerances tolerances (earlier the
+// average lags behind a fast-moving w), is a candidate after kWarmPasses
+// passes, and is kept only where it costs at most the data: |w| ≤ nnz (one
+// more copy of w in memory, an O(|w|) update a pass; hashed text with many
+// classes is left out). Measured there: the smoothed gap 2.2e-4 .. 4.7e-4
+// where w's was 4.5e-4 .. 1.4e-3; certified at 195 instead of 280 passes.
+struct SmoothedIterate {
+  static constexpr double kBeta = 0.1;
+  static constexpr double kFromTolerances = 10.0;
+  static constexpr int kWarmPasses = 5;
+  std::vector<double> w;
+  int passes = 0;
+  bool on = false;
+
+  static bool affordable(std::size_t size, const Dataset& data) { return size <= data.nnz(); }
+  // After an exact check with gap P − D: start from w where due.
+  void maybe_start(bool automatic, const Dataset& data, const std::vector<double>& current, double primal,
+                   double dual, double tolerance) {
+    if (on || !automatic || !affordable(current.size(), data)) return;
+    if (primal - dual > kFromTolerances * tolerance * std::abs(primal)) return;
+    w = current;
+    passes = 0;
+    on = true;
+  }
+  // At the end of a pass.
+  void update(const std::vector<double>& current) {
+    if (!on) return;
+    for (std::size_t e = 0; e < w.size(); ++e) w[e] += kBeta * (current[e] - w[e]);
+    ++passes;
+  }
+  // w jumped (a dual point loaded from elsewhere): the average starts over.
+  void reset() {
+    on = false;
+    passes = 0;
+    std::vector<double>().swap(w);
+  }
+  bool ready() const { return on && passes >= kWarmPasses; }
+};
+
 // The bookkeeping of a dual run's exact gap checks, the same for both
 // solvers: ‖w‖² summed by the check's primal() and reused by its dual() at
 // the same t, the best checked point, the stall rule, the interior-point

@@ -219,6 +219,7 @@ class MulticlassSdca {
       ++epoch;
       const double dual_at_start = dual_estimate_now();
       const Pass pass = coordinate_ascent();
+      smooth_.update(W_);
       bool unshrink = false, tighten = false;
       if (shrinking_) shrink(pass, unshrink, tighten);
       const double dual_estimate = dual_estimate_now();
@@ -271,6 +272,7 @@ class MulticlassSdca {
   // α and everything kept from it, from scratch.
   void load_alpha(const std::vector<double>& from) {
     alpha_ = from;
+    smooth_.reset();
     std::fill(W_.begin(), W_.end(), 0.0);
     sum_alpha_y_ = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
@@ -426,22 +428,39 @@ class MulticlassSdca {
     shrink_margin_ = pass.violation_max / 10;
   }
 
-  // The exact primal: W copied out as the model stores it, ‖W‖² summed in
-  // the same sweep (in the order squared_norm(W) would sum it) and reused by
-  // dual() at the same t; each point is offered as the best checked one.
-  double primal() {
+  // The primal at M (rows_ × K_, the bias row last), copied out to w and b as
+  // the model stores it, with ‖M‖² summed in the same sweep (in the order
+  // squared_norm(M) would sum it).
+  double primal_at(const std::vector<double>& M, std::vector<double>& w, std::vector<double>& b, double& sum) const {
     const std::size_t stored = std::size_t{dim_} * K_;
-    w_out_.resize(stored);
-    double sum = 0.0;
+    w.resize(stored);
+    b.resize(K_);
+    sum = 0.0;
     for (std::size_t e = 0; e < stored; ++e) {
-      w_out_[e] = W_[e];
-      sum += W_[e] * W_[e];
+      w[e] = M[e];
+      sum += M[e] * M[e];
     }
-    for (std::size_t e = stored; e < W_.size(); ++e) sum += W_[e] * W_[e];
-    for (std::size_t m = 0; m < K_; ++m) bias_[m] = feature_bias_ ? W_[stored + m] * B_ : 0.0;
-    checks_.w_sq = sum;
+    for (std::size_t e = stored; e < M.size(); ++e) sum += M[e] * M[e];
+    for (std::size_t m = 0; m < K_; ++m) b[m] = feature_bias_ ? M[stored + m] * B_ : 0.0;
+    return lambda_ / 2 * sum + mean_loss(data_, objective_, w, b);
+  }
+  // The exact primal at W (its ‖W‖² reused by dual() at the same t), or at
+  // the smoothed weights (SmoothedIterate) where lower; each point is offered
+  // as the best checked one.
+  double primal() {
+    double p = primal_at(W_, w_out_, bias_, checks_.w_sq);
     checks_.w_sq_at = t_;
-    const double p = lambda_ / 2 * sum + mean_loss(data_, objective_, w_out_, bias_);
+    smoothed_checked_ = false;
+    if (smooth_.ready()) {
+      double sum = 0.0;
+      const double ps = primal_at(smooth_.w, w_smooth_, b_smooth_, sum);
+      if (ps < p) {
+        w_out_.swap(w_smooth_);
+        bias_.swap(b_smooth_);
+        p = smoothed_p_ = ps;
+        smoothed_checked_ = true;
+      }
+    }
     checks_.best.offer(p, w_out_, bias_);
     return checks_.best.certified(p);
   }
@@ -463,6 +482,7 @@ class MulticlassSdca {
   HandOver hand_over(int& epoch) {
     const bool stalled = automatic_ && checks_.fresh && checks_.stall.check(t_, checks_.primal, checks_.dual);
     const double needed = automatic_ && checks_.fresh ? checks_.stall.needed() : -1.0;
+    if (checks_.fresh) smooth_.maybe_start(automatic_, data_, W_, checks_.primal, checks_.dual, s_.tolerance);
     checks_.fresh = false;
     if (!((stalled || needed > 0.0) &&
           checks_.interior.pays(data_, K_, rows_ * K_, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed)))) {
@@ -508,15 +528,20 @@ class MulticlassSdca {
   TrainResult finish() {
     finish_stop_reason(result_, automatic_);
     result_.dual_objective = dual();
-    // The weights and biases as the model stores them.
-    w_out_.assign(W_.begin(), W_.begin() + static_cast<std::ptrdiff_t>(std::size_t{dim_} * K_));
-    for (std::size_t m = 0; m < K_; ++m) bias_[m] = feature_bias_ ? W_[std::size_t{dim_} * K_ + m] * B_ : 0.0;
+    // The weights and biases as the model stores them: W's, or the smoothed
+    // ones where they were the certified point.
+    const bool smoothed = result_.converged && smoothed_checked_;
+    if (!smoothed) {
+      w_out_.assign(W_.begin(), W_.begin() + static_cast<std::ptrdiff_t>(std::size_t{dim_} * K_));
+      for (std::size_t m = 0; m < K_; ++m) bias_[m] = feature_bias_ ? W_[std::size_t{dim_} * K_ + m] * B_ : 0.0;
+    }
     result_.weights = std::move(w_out_);
     result_.bias = bias_;
     result_.alpha = std::move(alpha_);
     result_.iterations = t_;
     result_.epochs = static_cast<double>(t_) / static_cast<double>(n_);
-    result_.objective = lambda_ / 2 * squared_norm(W_) + mean_loss(data_, objective_, result_.weights, result_.bias);
+    result_.objective = smoothed ? smoothed_p_
+                                 : lambda_ / 2 * squared_norm(W_) + mean_loss(data_, objective_, result_.weights, result_.bias);
     checks_.best.apply_to(result_);
     return std::move(result_);
   }
@@ -545,7 +570,10 @@ class MulticlassSdca {
   double sq_norm_ = 0.0;      // ‖W‖², kept incrementally (for the cheap gap estimate)
   std::vector<double> scores_, grad_, b_coef_, d_sorted_, fresh_, step_;
   std::vector<std::uint32_t> moved_;
-  std::vector<double> w_out_, bias_;
+  std::vector<double> w_out_, bias_, w_smooth_, b_smooth_;
+  SmoothedIterate smooth_;
+  bool smoothed_checked_ = false;  // the last exact check's primal point is smooth_'s
+  double smoothed_p_ = 0.0;        // and its primal value
   ExactChecks checks_;
   TrainResult result_;
 };
