@@ -48,6 +48,7 @@ inline constexpr double kNearEstimate = 10.0;
 struct CheckHints {
   std::uint64_t since_check = 0;
   double dual_rise = 0.0;
+  bool defer_periodic = false;  // skip the every-10th-pass check (see defer_periodic_check)
 };
 template <class Primal, class Dual>
 bool end_of_pass(const Dataset& data, const EngineSettings& s, int epoch, std::uint64_t t, std::uint64_t T,
@@ -68,7 +69,7 @@ bool end_of_pass(const Dataset& data, const EngineSettings& s, int epoch, std::u
     const std::uint64_t spacing = std::max<std::uint64_t>(data.size() / 2, t / 4);
     const bool settling = hints.dual_rise <= kNearEstimate * tolerance;
     const bool near = estimate <= kNearEstimate * tolerance && hints.since_check >= spacing;
-    info.stop_check = epoch % 10 == 0 || (full && settling && (estimate <= tolerance || near));
+    info.stop_check = (epoch % 10 == 0 && !hints.defer_periodic) || (full && settling && (estimate <= tolerance || near));
   }
   double exact_primal = 0.0;
   if (info.traced || info.stop_check) {
