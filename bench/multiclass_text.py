@@ -13,11 +13,15 @@ Objective, one evaluator for every model (scipy, over the training file):
     P = λ/2 (‖W‖² + ‖b‖²) + (1/n) Σ_i max(0, 1 + max_{r≠y_i} s_r − s_{y_i}),  λ = 1/(C n)
 (LIBLINEAR's ½‖W‖² + C Σ ξ_i divided by C n; the bias is the weight of a constant
 feature 1 in both tools). Wall times are whole processes (load, train, write the
-model), the fastest of --repeats runs, with the CPU time (user + system) of that
-run beside them (on a shared machine the CPU time is the steadier figure; pegasos
-computes its exact objective checks on all cores, LIBLINEAR is single-threaded);
-"passes" are pegasos' epochs (visits per example) and LIBLINEAR's iteration
-count (#iter). --before OTHER_BINARY adds rows for another pegasos build.
+model), the median of --repeats runs taken in turn (tool by tool, round after
+round, so that a slow spell of the shared machine falls on every tool), with the
+CPU time (user + system) of that run beside them (pegasos computes its exact
+objective checks on all cores, LIBLINEAR is single-threaded). "passes" are
+pegasos' epochs (visits per example) and LIBLINEAR's iteration count (#iter);
+"visits" are visits per example for both: LIBLINEAR's counted in one more,
+untimed run by interposing rand(), which its Crammer-Singer solver calls once
+per visit (bench/binary_dual.py's counter; none without a C compiler).
+--before OTHER_BINARY adds rows for another pegasos build.
 """
 import argparse
 import json
@@ -30,6 +34,8 @@ import time
 
 import numpy as np
 from sklearn.datasets import load_svmlight_file
+
+from binary_dual import build_counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -110,7 +116,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "pegasos"))
     ap.add_argument("--features", default="vocabulary", choices=["vocabulary", "hashing"])
     ap.add_argument("--C", default="0.1,1,10")
-    ap.add_argument("--repeats", type=int, default=1, help="keep the fastest of N runs of each command")
+    ap.add_argument("--repeats", type=int, default=1, help="run every command N times in turn, report the median")
     ap.add_argument("--before", default=None,
                     help="another pegasos binary (e.g. built from an older commit): adds its solver=sdca rows")
     ap.add_argument("--work", default="/tmp/pegasos-mctext")
@@ -124,6 +130,7 @@ def main():
     y = y.astype(int) - 1  # featurize writes 1..K
     n, d = X.shape
     log("%s: %d rows, %d features, %d classes" % (svm, n, d, y.max() + 1))
+    counter = build_counter(args.work)
     git = subprocess.run(["git", "-C", ROOT, "log", "-1", "--oneline"], capture_output=True, text=True).stdout.strip()
     rows = []
     for C in [float(c) for c in args.C.split(",")]:
@@ -135,21 +142,27 @@ def main():
         if args.before:
             runs.append(("before sdca", [args.before, "train", "--set", "objective=multiclass_hinge",
                                          "--set", "lambda=%r" % lam, "--set", "solver=sdca"]))
+        results = {name: [] for name, _ in runs}
+        for _ in range(args.repeats):
+            for name, cmd in runs:
+                model = os.path.join(args.work, "%s_C%g.model" % (name.replace(" ", "_").replace("-", ""), C))
+                results[name].append(timed(cmd + [svm, model]))
         for name, cmd in runs:
             model = os.path.join(args.work, "%s_C%g.model" % (name.replace(" ", "_").replace("-", ""), C))
-            best = None
-            for _ in range(args.repeats):
-                res = timed(cmd + [svm, model])
-                if best is None or res[0] < best[0]:
-                    best = res
-            wall, cpu, out, err = best
+            runs_sorted = sorted(results[name], key=lambda res: res[0])
+            wall, cpu, out, err = runs_sorted[len(runs_sorted) // 2]
             row = dict(C=C, lam=lam, tool=name, wall=wall, cpu=cpu)
             if name.startswith("liblinear"):
                 W, b = liblinear_model(model, d)
                 row["passes"] = int(re.search(r"#iter = (\d+)", out).group(1))
+                if counter:
+                    p = subprocess.run(cmd + [svm, model], capture_output=True, text=True,
+                                       env=dict(os.environ, LD_PRELOAD=counter))
+                    m = re.search(r"RANDCALLS (\d+)", p.stderr)
+                    row["visits"] = int(m.group(1)) / n if m else None
             else:
                 W, b, tr = pegasos_model(model, d)
-                row.update(passes=tr["epochs"], solver=tr["solver"], converged=tr["converged"],
+                row.update(passes=tr["epochs"], visits=tr["epochs"], solver=tr["solver"], converged=tr["converged"],
                            own_objective=tr["objective"],
                            train_s=float(re.search(r"train ([0-9.]+)s", err).group(1)))
             row["objective"] = primal(W, b, X, y, lam)
@@ -157,12 +170,13 @@ def main():
             log(json.dumps(row))
     ref = {r["C"]: r["objective"] for r in rows if r["tool"].startswith("liblinear")}
     print("data: %s (%d rows, %d features, %d classes); pegasos %s" % (os.path.basename(svm), n, d, y.max() + 1, git))
-    print("| C | tool | solver | wall s | CPU s | train s | passes | P (ours) | (P − P_LL)/P_LL |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| C | tool | solver | wall s | CPU s | train s | passes | visits | P (ours) | (P − P_LL)/P_LL |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %g | %s | %s | %.2f | %.2f | %s | %.1f | %.6f | %+.2e |" % (
+        print("| %g | %s | %s | %.2f | %.2f | %s | %.1f | %s | %.6f | %+.2e |" % (
             r["C"], r["tool"], r.get("solver", "-"), r["wall"], r["cpu"],
-            "%.2f" % r["train_s"] if "train_s" in r else "-", r["passes"], r["objective"],
+            "%.2f" % r["train_s"] if "train_s" in r else "-", r["passes"],
+            "%.1f" % r["visits"] if r.get("visits") is not None else "-", r["objective"],
             (r["objective"] - ref[r["C"]]) / ref[r["C"]]))
     with open(args.out or os.path.join(args.work, "results.json"), "w") as f:
         json.dump(dict(git=git, data=svm, rows=rows), f, indent=1)
