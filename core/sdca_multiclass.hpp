@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/cs_subproblem.hpp"
 #include "core/dataset.hpp"
 #include "core/objective.hpp"
 #include "core/random.hpp"
-#include "core/cs_subproblem.hpp"
 #include "core/sdca_common.hpp"
 #include "core/training.hpp"
 #include "core/visit_order.hpp"
