@@ -202,15 +202,8 @@ TEST_CASE("sdca multiclass (Crammer-Singer): at the optimum by the reference's o
   CHECK(P == Approx(r.objective).epsilon(1e-12));
   // Optimality, independently of the solver's own duality gap: P is convex, so
   // no small step in any direction may lower it (beyond the certified gap).
-  Rng rng(5);
-  for (int trial = 0; trial < 40; ++trial) {
-    std::vector<std::vector<double>> V = W;
-    const double eps = trial % 2 == 0 ? 1e-3 : 1e-5;
-    for (auto& w : V) {
-      for (double& v : w) v += eps * (rng.uniform() - 0.5);
-    }
-    CHECK(reference::multiclass_primal(p, V, lambda) >= P * (1 - 2 * s.tolerance));
-  }
+  testutil::check_no_small_step_lowers(W, P, 2 * s.tolerance, 5,
+                                       [&](const auto& V) { return reference::multiclass_primal(p, V, lambda); });
   // And no worse than the reference's long sub-gradient run, nor than Pegasos.
   const double p_ref = reference::multiclass_primal(p, reference::multiclass_solve(p, lambda, 4000), lambda);
   CHECK(P <= p_ref * (1 + 2 * s.tolerance));
@@ -300,15 +293,8 @@ TEST_CASE("sdca multiclass: with class shrinking (10 classes, class costs) still
   const double P = cs_primal(ds, W, lambda, cost);
   CHECK(P == Approx(r.objective).epsilon(1e-12));
   // Optimal independently of the solver's own gap: no small step lowers P.
-  Rng rng(9);
-  for (int trial = 0; trial < 40; ++trial) {
-    std::vector<std::vector<double>> V = W;
-    const double eps = trial % 2 == 0 ? 1e-3 : 1e-5;
-    for (auto& w : V) {
-      for (double& v : w) v += eps * (rng.uniform() - 0.5);
-    }
-    CHECK(cs_primal(ds, V, lambda, cost) >= P * (1 - 2 * s.tolerance));
-  }
+  testutil::check_no_small_step_lowers(W, P, 2 * s.tolerance, 9,
+                                       [&](const auto& V) { return cs_primal(ds, V, lambda, cost); });
   if (!costs) {  // no worse than the reference's long sub-gradient run (by its own primal)
     reference::MulticlassProblem ref;
     ref.classes = static_cast<int>(K);

@@ -13,6 +13,7 @@
 #include "core/random.hpp"
 #include "core/sdca.hpp"
 #include "objectives/multiclass_hinge.hpp"
+#include "tests/test_util.hpp"
 
 using namespace pegasos;
 
@@ -125,15 +126,8 @@ TEST_CASE("sdca multiclass: the smoothed primal point is certified by the gap to
   CHECK(P < P_alpha);
   // Optimal independently of the solver's own gap: P is convex, so no small
   // step in any direction lowers it by more than the certified gap.
-  Rng rng(5);
-  for (int trial = 0; trial < 40; ++trial) {
-    std::vector<std::vector<double>> V = W;
-    const double eps = trial % 2 == 0 ? 1e-3 : 1e-5;
-    for (auto& w : V) {
-      for (double& v : w) v += eps * (rng.uniform() - 0.5);
-    }
-    CHECK(cs_primal(ds, V, lambda) >= P * (1 - 2 * s.tolerance));
-  }
+  testutil::check_no_small_step_lowers(W, P, 2 * s.tolerance, 5,
+                                       [&](const auto& V) { return cs_primal(ds, V, lambda); });
 }
 
 TEST_CASE("sdca multiclass: beyond the interior point's reach, exact checks that cannot succeed are deferred",

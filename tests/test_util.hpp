@@ -20,6 +20,8 @@
 #include <catch2/catch.hpp>
 #include <zlib.h>
 
+#include "core/random.hpp"
+
 namespace testutil {
 
 inline std::string read_text(const std::string& path) {
@@ -126,5 +128,22 @@ inline Run pegasos_run(const TempDir& dir, const std::string& args) {
   return {WEXITSTATUS(status), read_text(out), read_text(err)};
 }
 #endif
+
+// Optimality independently of a solver's own duality gap: P is convex, so no
+// small random step from W (40 trials, steps of 1e-3 and 1e-5 an entry) may
+// lower primal(W) = P below P·(1 − slack).
+template <class Primal>
+void check_no_small_step_lowers(const std::vector<std::vector<double>>& W, double P, double slack, std::uint64_t seed,
+                                Primal&& primal) {
+  pegasos::Rng rng(seed);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::vector<double>> V = W;
+    const double eps = trial % 2 == 0 ? 1e-3 : 1e-5;
+    for (auto& w : V) {
+      for (double& v : w) v += eps * (rng.uniform() - 0.5);
+    }
+    CHECK(primal(V) >= P * (1 - slack));
+  }
+}
 
 }  // namespace testutil
