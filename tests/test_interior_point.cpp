@@ -218,7 +218,8 @@ TEST_CASE("interior point: the centrality correctors certify a 7-class problem i
   require_on_simplices(r.alpha, n, K, C);
 }
 
-TEST_CASE("interior point: the normal matrix summed over sparse rows gives the dense sum's optimum", "[ipm]") {
+TEST_CASE("interior point: the normal matrix summed over sparse rows, or as one product, gives the dense sum's optimum",
+          "[ipm]") {
   // One-hot-like rows: 6 of 60 features a row (with the bias, 7 of 61), one
   // of them ×30 and shifted (fixtures::ill_conditioned).
   const Dataset ds = fixtures::ill_conditioned(fixtures::gaussian(200, 60, 33, 0.1));
@@ -250,6 +251,15 @@ TEST_CASE("interior point: the normal matrix summed over sparse rows gives the d
     CHECK(dense.primal >= sparse.dual * (1 - 1e-12));
     CHECK(std::abs(sparse.primal - dense.primal) <= 2 * kTarget * dense.primal);
     CHECK(std::abs(sparse.iterations - dense.iterations) <= 3);  // the same path up to rounding
+    // And the normal matrix as one product of the rows' weights with their products (kOuter).
+    pr->normal_matrix = NormalMatrix::kOuter;
+    const InteriorPointResult outer = solve_interior_point(*pr, kTarget, 100);
+    INFO("outer " << outer.iterations << " steps P " << outer.primal << " D " << outer.dual);
+    REQUIRE(outer.certified);
+    CHECK(outer.primal >= dense.dual * (1 - 1e-12));
+    CHECK(dense.primal >= outer.dual * (1 - 1e-12));
+    CHECK(std::abs(outer.primal - dense.primal) <= 2 * kTarget * dense.primal);
+    CHECK(std::abs(outer.iterations - dense.iterations) <= 3);
   }
   if (C == 10.0) {  // and the binary one against the independent reference
     binary.normal_matrix = NormalMatrix::kSparse;
