@@ -321,32 +321,28 @@ struct SmoothedIterate {
   static constexpr double kFromTolerances = 10.0;
   static constexpr int kWarmPasses = 5;
   std::vector<double> w;
-  int passes = 0;
-  bool on = false;
+  int passes = 0;  // averaged so far; the average is on while w is not empty
 
   static bool affordable(std::size_t size, const Dataset& data) { return size <= data.nnz(); }
   // After an exact check with gap P − D: start from w where due.
   void maybe_start(bool automatic, const Dataset& data, const std::vector<double>& current, double primal,
                    double dual, double tolerance) {
-    if (on || !automatic || !affordable(current.size(), data)) return;
+    if (!w.empty() || !automatic || !affordable(current.size(), data)) return;
     if (primal - dual > kFromTolerances * tolerance * std::abs(primal)) return;
     w = current;
     passes = 0;
-    on = true;
   }
   // At the end of a pass.
   void update(const std::vector<double>& current) {
-    if (!on) return;
     for (std::size_t e = 0; e < w.size(); ++e) w[e] += kBeta * (current[e] - w[e]);
     ++passes;
   }
   // w jumped (a dual point loaded from elsewhere): the average starts over.
   void reset() {
-    on = false;
     passes = 0;
     std::vector<double>().swap(w);
   }
-  bool ready() const { return on && passes >= kWarmPasses; }
+  bool ready() const { return !w.empty() && passes >= kWarmPasses; }
 };
 
 // The bookkeeping of a dual run's exact gap checks, the same for both

@@ -442,18 +442,14 @@ class MulticlassSdca {
     result_.dual_objective = dual();
     // The weights and biases as the model stores them: W's, or the smoothed
     // ones where they were the certified point.
-    const bool smoothed = result_.converged && smoothed_checked_;
-    if (!smoothed) {
-      w_out_.assign(W_.begin(), W_.begin() + static_cast<std::ptrdiff_t>(std::size_t{dim_} * K_));
-      for (std::size_t m = 0; m < K_; ++m) bias_[m] = feature_bias_ ? W_[std::size_t{dim_} * K_ + m] * B_ : 0.0;
-    }
+    double sum = 0.0;
+    const double objective = result_.converged && smoothed_checked_ ? smoothed_p_ : primal_at(W_, w_out_, bias_, sum);
     result_.weights = std::move(w_out_);
     result_.bias = bias_;
     result_.alpha = std::move(alpha_);
     result_.iterations = t_;
     result_.epochs = static_cast<double>(t_) / static_cast<double>(n_);
-    result_.objective = smoothed ? smoothed_p_
-                                 : lambda_ / 2 * squared_norm(W_) + mean_loss(data_, objective_, result_.weights, result_.bias);
+    result_.objective = objective;
     checks_.best.apply_to(result_);
     return std::move(result_);
   }
