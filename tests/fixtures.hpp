@@ -8,6 +8,7 @@
 
 #include "core/dataset.hpp"
 #include "core/random.hpp"
+#include "core/training.hpp"
 #include "tests/reference/dual_cd.hpp"
 
 namespace fixtures {
@@ -120,6 +121,43 @@ inline SourceScores source_scores(const pegasos::Dataset& ds, const std::vector<
     s.source_loss += std::max(0.0, 1 - (ds.labels[i] == 1 ? 1 : -1) * s.offset[i]) / double(ds.size());
   }
   return s;
+}
+
+// The Crammer-Singer primal with class costs (none: 1), computed densely here
+// (no code shared with the engine): λ/2 ‖W‖² (bias included) + mean c_{y_i} ξ_i.
+// W[m] = class m's weights over ds.dimension features, then its bias.
+inline double cs_primal(const pegasos::Dataset& ds, const std::vector<std::vector<double>>& W, double lambda,
+                        const std::vector<double>& cost = {}) {
+  double sq = 0.0, loss = 0.0;
+  for (const auto& w : W) {
+    for (double v : w) sq += v * v;
+  }
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const pegasos::RowView x = ds.row(i);
+    std::vector<double> s(W.size(), 0.0);
+    for (std::size_t m = 0; m < W.size(); ++m) {
+      s[m] = W[m].back();
+      for (std::uint32_t j = 0; j < x.nnz; ++j) s[m] += W[m][x.indices[j]] * x.values[j];
+    }
+    double worst = -1e300;
+    for (std::size_t m = 0; m < W.size(); ++m) {
+      if (static_cast<int>(m) != x.label) worst = std::max(worst, s[m]);
+    }
+    const double c = cost.empty() ? 1.0 : cost[static_cast<std::size_t>(x.label)];
+    loss += c * std::max(0.0, 1.0 + worst - s[static_cast<std::size_t>(x.label)]);
+  }
+  return lambda / 2 * sq + loss / static_cast<double>(ds.size());
+}
+
+// A multiclass result's weights as class rows for cs_primal: W[m] = class m's
+// weights over `dim` features, then its bias.
+inline std::vector<std::vector<double>> class_rows(const pegasos::TrainResult& r, std::uint32_t dim, std::size_t K) {
+  std::vector<std::vector<double>> W(K, std::vector<double>(dim + 1, 0.0));
+  for (std::size_t m = 0; m < K; ++m) {
+    for (std::uint32_t j = 0; j < dim; ++j) W[m][j] = r.weights[j * K + m];
+    W[m][dim] = r.bias[m];
+  }
+  return W;
 }
 
 }  // namespace fixtures

@@ -230,45 +230,6 @@ TEST_CASE("sdca multiclass: an empty row does not keep it from converging", "[sd
   CHECK(r.objective <= train(ds, MulticlassHinge(3), peg).objective * (1 + 2e-5));
 }
 
-namespace {
-
-// The Crammer-Singer primal with class costs, computed densely here (no code
-// shared with the engine): λ/2 ‖W‖² (bias included) + mean c_{y_i} ξ_i.
-// W[m] = class m's weights over ds.dimension features, then its bias.
-double cs_primal(const Dataset& ds, const std::vector<std::vector<double>>& W, double lambda,
-                 const std::vector<double>& cost) {
-  double sq = 0.0, loss = 0.0;
-  for (const auto& w : W) {
-    for (double v : w) sq += v * v;
-  }
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    const RowView x = ds.row(i);
-    std::vector<double> s(W.size(), 0.0);
-    for (std::size_t m = 0; m < W.size(); ++m) {
-      s[m] = W[m].back();
-      for (std::uint32_t j = 0; j < x.nnz; ++j) s[m] += W[m][x.indices[j]] * x.values[j];
-    }
-    double worst = -1e300;
-    for (std::size_t m = 0; m < W.size(); ++m) {
-      if (static_cast<int>(m) != x.label) worst = std::max(worst, s[m]);
-    }
-    const double c = cost.empty() ? 1.0 : cost[static_cast<std::size_t>(x.label)];
-    loss += c * std::max(0.0, 1.0 + worst - s[static_cast<std::size_t>(x.label)]);
-  }
-  return lambda / 2 * sq + loss / static_cast<double>(ds.size());
-}
-
-std::vector<std::vector<double>> class_rows(const TrainResult& r, std::uint32_t dim, std::size_t K) {
-  std::vector<std::vector<double>> W(K, std::vector<double>(dim + 1, 0.0));
-  for (std::size_t m = 0; m < K; ++m) {
-    for (std::uint32_t j = 0; j < dim; ++j) W[m][j] = r.weights[j * K + m];
-    W[m][dim] = r.bias[m];
-  }
-  return W;
-}
-
-}  // namespace
-
 TEST_CASE("sdca multiclass: with class shrinking (10 classes, class costs) still at the optimum", "[sdca][multiclass]") {
   // 10 classes around 6 centres (classes k and k + 6 overlap): most examples
   // end with a few competing classes, so most (example, class) pairs are shrunk.
@@ -289,12 +250,12 @@ TEST_CASE("sdca multiclass: with class shrinking (10 classes, class costs) still
   s.tolerance = 1e-5;
   const TrainResult r = train_sdca_multiclass(ds, objective, s);
   CHECK(r.converged);
-  const auto W = class_rows(r, ds.dimension, K);
-  const double P = cs_primal(ds, W, lambda, cost);
+  const auto W = fixtures::class_rows(r, ds.dimension, K);
+  const double P = fixtures::cs_primal(ds, W, lambda, cost);
   CHECK(P == Approx(r.objective).epsilon(1e-12));
   // Optimal independently of the solver's own gap: no small step lowers P.
   testutil::check_no_small_step_lowers(W, P, 2 * s.tolerance, 9,
-                                       [&](const auto& V) { return cs_primal(ds, V, lambda, cost); });
+                                       [&](const auto& V) { return fixtures::cs_primal(ds, V, lambda, cost); });
   if (!costs) {  // no worse than the reference's long sub-gradient run (by its own primal)
     reference::MulticlassProblem ref;
     ref.classes = static_cast<int>(K);

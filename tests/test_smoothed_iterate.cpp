@@ -13,6 +13,7 @@
 #include "core/random.hpp"
 #include "core/sdca.hpp"
 #include "objectives/multiclass_hinge.hpp"
+#include "tests/fixtures.hpp"
 #include "tests/test_util.hpp"
 
 using namespace pegasos;
@@ -56,31 +57,6 @@ Dataset noisy_sparse(std::size_t n, std::uint32_t d, int K, std::uint64_t seed) 
   return ds;
 }
 
-// The Crammer–Singer primal, densely (no code shared with the solver):
-// λ/2 Σ_m ‖(w_m, b_m)‖² + mean max(0, 1 + max_{m≠y} s_m − s_y); W[m] = class
-// m's weights, its bias last (the weight of a constant feature 1).
-double cs_primal(const Dataset& ds, const std::vector<std::vector<double>>& W, double lambda) {
-  double sq = 0.0, loss = 0.0;
-  for (const auto& w : W) {
-    for (double v : w) sq += v * v;
-  }
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    const RowView x = ds.row(i);
-    double worst = -1e300, own = 0.0;
-    for (std::size_t m = 0; m < W.size(); ++m) {
-      double s = W[m].back();
-      for (std::uint32_t j = 0; j < x.nnz; ++j) s += W[m][x.indices[j]] * x.values[j];
-      if (static_cast<int>(m) == x.label) {
-        own = s;
-      } else {
-        worst = std::max(worst, s);
-      }
-    }
-    loss += std::max(0.0, 1.0 + worst - own);
-  }
-  return lambda / 2 * sq + loss / static_cast<double>(ds.size());
-}
-
 }  // namespace
 
 TEST_CASE("sdca multiclass: the smoothed primal point is certified by the gap to the returned duals' dual",
@@ -113,12 +89,8 @@ TEST_CASE("sdca multiclass: the smoothed primal point is certified by the gap to
   }
   const double D = lambda * (sum_y - sq / 2);
   CHECK(r.dual_objective == Approx(D).epsilon(1e-9));
-  std::vector<std::vector<double>> W(K, std::vector<double>(ds.dimension + 1, 0.0));
-  for (std::size_t m = 0; m < K; ++m) {
-    for (std::uint32_t j = 0; j < ds.dimension; ++j) W[m][j] = r.weights[j * K + m];
-    W[m][ds.dimension] = r.bias[m];
-  }
-  const double P = cs_primal(ds, W, lambda), P_alpha = cs_primal(ds, Wa, lambda);
+  const auto W = fixtures::class_rows(r, ds.dimension, K);
+  const double P = fixtures::cs_primal(ds, W, lambda), P_alpha = fixtures::cs_primal(ds, Wa, lambda);
   INFO("P " << P << ", at W(alpha) " << P_alpha << ", D " << D << ", passes " << r.epochs);
   CHECK(P == Approx(r.objective).epsilon(1e-12));
   CHECK(P - D <= s.tolerance * P);  // the certificate, recomputed
@@ -127,7 +99,7 @@ TEST_CASE("sdca multiclass: the smoothed primal point is certified by the gap to
   // Optimal independently of the solver's own gap: P is convex, so no small
   // step in any direction lowers it by more than the certified gap.
   testutil::check_no_small_step_lowers(W, P, 2 * s.tolerance, 5,
-                                       [&](const auto& V) { return cs_primal(ds, V, lambda); });
+                                       [&](const auto& V) { return fixtures::cs_primal(ds, V, lambda); });
 }
 
 TEST_CASE("sdca multiclass: beyond the interior point's reach, exact checks that cannot succeed are deferred",
