@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -351,8 +352,10 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
   return 0;
 }
 
-CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::string& data_path, PredictOptions& o) {
+CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::string& data_path, PredictOptions& o,
+                              bool options) {
   CLI::App* predict = app.add_subcommand("predict", "predict: one line per example, label TAB decision value(s)");
+  if (!options) return predict;
   predict->add_option("model", model_path, "model file written by pegasos train")->required();
   predict->add_option("data", data_path, "data to predict (labels optional)")->required();
   predict->add_option("--output,-o", o.output, "write predictions here instead of stdout")->check(kNonEmptyPath);
@@ -381,9 +384,11 @@ CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::strin
 }
 
 CLI::App* add_featurize_command(CLI::App& app, std::string& config_path, std::vector<std::string>& sets,
-                                std::string& model_path, bool& quiet, std::string& data_path, std::string& output) {
+                                std::string& model_path, bool& quiet, std::string& data_path, std::string& output,
+                                bool options) {
   CLI::App* featurize = app.add_subcommand(
       "featurize", "write data as LIBSVM features: pegasos featurize [--config FILE] [--set KEY=VALUE]... | --model MODEL DATA OUT");
+  if (!options) return featurize;
   featurize->add_option("--config,-c", config_path, "JSON configuration file (reader and text featurization settings)")
       ->check(CLI::ExistingFile);
   featurize->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable)");
@@ -400,8 +405,9 @@ CLI::App* add_featurize_command(CLI::App& app, std::string& config_path, std::ve
   return featurize;
 }
 
-CLI::App* add_inspect_command(CLI::App& app, std::string& model_path, InspectOptions& o, bool& json) {
+CLI::App* add_inspect_command(CLI::App& app, std::string& model_path, InspectOptions& o, bool& json, bool options) {
   CLI::App* inspect = app.add_subcommand("inspect", "show a model: settings, training summary, bias, top weights per class");
+  if (!options) return inspect;
   inspect->add_option("model", model_path, "model file written by pegasos train")->required();
   inspect->add_option("--top,-n", o.top, "features per list (default 20; 0: summary only)")
       ->check(CLI::Range(0, 1000000));
@@ -459,63 +465,103 @@ void add_input_options(CLI::App& train, TrainInputs& in) {
                    "the weights_file setting");
 }
 
+// What the command line sets, for every command (each fills its own part).
+struct Commands {
+  std::string config_path, data_path, model_path, output, json_path, experiment_path;
+  std::vector<std::string> sets;
+  bool quiet = false, strict = false, resume = false, inspect_json = false;
+  double max_fpr = -1;
+  TrainInputs inputs;
+  CvCommand cv;
+  OperatingFlags operating;
+  PredictOptions predict;
+  InspectOptions inspect;
+};
+
+// The command a command line names: its first argument that is not an option
+// (the top level has only flags: --help, --version, --man, ...), if it is a
+// command's name, else "".
+std::string_view named_command(int argc, char** argv) {
+  static constexpr std::string_view kNames[] = {"train", "predict", "eval", "featurize", "run", "inspect"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.empty() || arg[0] == '-') continue;
+    for (const std::string_view name : kNames) {
+      if (arg == name) return name;
+    }
+    return "";
+  }
+  return "";
+}
+
+CLI::App* add_train_command(CLI::App& app, Commands& c, bool options) {
+  CLI::App* train = app.add_subcommand("train", "train a model: pegasos train [--config FILE] [--set KEY=VALUE]... DATA MODEL_OUT | --cv K [--grid KEY=SPEC] [--refit] DATA [MODEL_OUT]");
+  if (!options) return train;
+  train->add_option("--config,-c", c.config_path, "JSON configuration file")->check(CLI::ExistingFile);
+  // One value per --set: MODEL_OUT is optional with --cv, so the option must
+  // not take the positionals that follow it.
+  train->add_option("--set,-s", c.sets, "override a setting, KEY=VALUE (repeatable; VALUE is JSON or a word)")
+      ->allow_extra_args(false);
+  train->add_flag("--quiet,-q", c.quiet, "no progress or summary on stderr (warnings still)");
+  train->add_flag("--strict", c.strict,
+                  "exit 3 without writing the model unless training converged (a duality gap within tolerance)");
+  add_input_options(*train, c.inputs);
+  train->add_option("data", c.data_path,
+                    "training data: LIBSVM/SVMlight, CSV, raw text (JSONL, TSV, a folder per class), optionally .gz; "
+                    "- for standard input")->required();
+  train->add_option("model", c.model_path, "where to write the model (JSON); with --cv only with --refit");
+  add_cv_options(*train, c.cv);
+  add_operating_options(*train, c.operating);
+  // Made when shown (it lists every setting); CLI11 puts a newline after it.
+  train->footer([] {
+    std::string footer = train_help_footer();
+    if (!footer.empty() && footer.back() == '\n') footer.pop_back();
+    return footer;
+  });
+  return train;
+}
+
+CLI::App* add_eval_command(CLI::App& app, Commands& c, bool options) {
+  CLI::App* eval = app.add_subcommand("eval", "evaluate a model on labelled data");
+  if (!options) return eval;
+  eval->add_option("model", c.model_path, "model file written by pegasos train")->required();
+  eval->add_option("data", c.data_path, "labelled data (- for standard input)")->required();
+  eval->add_option("--json,-j", c.json_path, "also write the metrics as JSON to this file")->check(kNonEmptyPath);
+  eval->add_option("--max-fpr", c.max_fpr, "binary: report the threshold meeting this false-positive rate")
+      ->check(kFinite & CLI::Range(0.0, 1.0));
+  return eval;
+}
+
+CLI::App* add_run_command(CLI::App& app, Commands& c, bool options) {
+  CLI::App* run =
+      app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet] [--resume]");
+  if (!options) return run;
+  run->add_option("experiment", c.experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
+  run->add_option("--output,-o", c.output, "results folder (default: <name>_results/ next to the experiment file)")
+      ->check(kNonEmptyPath);
+  run->add_flag("--quiet,-q", c.quiet, "no progress bar or summary on stderr");
+  run->add_flag("--resume", c.resume, "continue an interrupted run: skip the runs in the results folder's runs.jsonl");
+  return run;
+}
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"pegasos: linear SVMs trained with the Pegasos stochastic sub-gradient solver"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "pegasos 0.1.0");
 
-  std::string config_path, data_path, model_path, output, json_path;
-  std::vector<std::string> sets;
-  bool quiet = false;
-  double max_fpr = -1;
-
-  CLI::App* train = app.add_subcommand("train", "train a model: pegasos train [--config FILE] [--set KEY=VALUE]... DATA MODEL_OUT | --cv K [--grid KEY=SPEC] [--refit] DATA [MODEL_OUT]");
-  train->add_option("--config,-c", config_path, "JSON configuration file")->check(CLI::ExistingFile);
-  // One value per --set: MODEL_OUT is optional with --cv, so the option must
-  // not take the positionals that follow it.
-  train->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable; VALUE is JSON or a word)")
-      ->allow_extra_args(false);
-  train->add_flag("--quiet,-q", quiet, "no progress or summary on stderr (warnings still)");
-  bool strict = false;
-  train->add_flag("--strict", strict,
-                  "exit 3 without writing the model unless training converged (a duality gap within tolerance)");
-  TrainInputs inputs;
-  add_input_options(*train, inputs);
-  train->add_option("data", data_path,
-                    "training data: LIBSVM/SVMlight, CSV, raw text (JSONL, TSV, a folder per class), optionally .gz; "
-                    "- for standard input")->required();
-  train->add_option("model", model_path, "where to write the model (JSON); with --cv only with --refit");
-  CvCommand cv;
-  add_cv_options(*train, cv);
-  OperatingFlags operating;
-  add_operating_options(*train, operating);
-  train->footer(train_help_footer());
-
-  PredictOptions predict_options;
-  CLI::App* predict = add_predict_command(app, model_path, data_path, predict_options);
-
-  CLI::App* eval = app.add_subcommand("eval", "evaluate a model on labelled data");
-  eval->add_option("model", model_path, "model file written by pegasos train")->required();
-  eval->add_option("data", data_path, "labelled data (- for standard input)")->required();
-  eval->add_option("--json,-j", json_path, "also write the metrics as JSON to this file")->check(kNonEmptyPath);
-  eval->add_option("--max-fpr", max_fpr, "binary: report the threshold meeting this false-positive rate")
-      ->check(kFinite & CLI::Range(0.0, 1.0));
-
-  CLI::App* featurize = add_featurize_command(app, config_path, sets, model_path, quiet, data_path, output);
-
-  std::string experiment_path;
-  CLI::App* run =
-      app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet] [--resume]");
-  run->add_option("experiment", experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
-  run->add_option("--output,-o", output, "results folder (default: <name>_results/ next to the experiment file)")
-      ->check(kNonEmptyPath);
-  run->add_flag("--quiet,-q", quiet, "no progress bar or summary on stderr");
-  bool resume = false;
-  run->add_flag("--resume", resume, "continue an interrupted run: skip the runs in the results folder's runs.jsonl");
-
-  InspectOptions inspect_options;
-  bool inspect_json = false;
-  CLI::App* inspect = add_inspect_command(app, model_path, inspect_options, inspect_json);
+  // Only the named command gets its options (building all of them was a third
+  // of a small run's start-up); with no command named (--help, --man, a
+  // misspelt command), all of them.
+  Commands c;
+  const std::string_view named = named_command(argc, argv);
+  const auto full = [named](std::string_view name) { return named.empty() || named == name; };
+  CLI::App* train = add_train_command(app, c, full("train"));
+  CLI::App* predict = add_predict_command(app, c.model_path, c.data_path, c.predict, full("predict"));
+  add_eval_command(app, c, full("eval"));
+  CLI::App* featurize =
+      add_featurize_command(app, c.config_path, c.sets, c.model_path, c.quiet, c.data_path, c.output, full("featurize"));
+  CLI::App* run = add_run_command(app, c, full("run"));
+  CLI::App* inspect = add_inspect_command(app, c.model_path, c.inspect, c.inspect_json, full("inspect"));
 
   if (const auto doc = cli_document(app, argc, argv)) return std::fputs(doc->c_str(), stdout) >= 0 ? 0 : 1;  // --man
   try {
@@ -523,20 +569,20 @@ int main_impl(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return report_parse_error(app, e, argc, argv);
   }
-  inputs.add_to(sets);
-  operating.add_to(sets);
-  if (train->parsed() && cv.folds == 0 && !model_path.empty() && cv.grid.empty() && !cv.refit && !cv.cold) {
-    return run_train(config_path, sets, data_path, model_path, quiet, strict);
+  c.inputs.add_to(c.sets);
+  c.operating.add_to(c.sets);
+  if (train->parsed() && c.cv.folds == 0 && !c.model_path.empty() && c.cv.grid.empty() && !c.cv.refit && !c.cv.cold) {
+    return run_train(c.config_path, c.sets, c.data_path, c.model_path, c.quiet, c.strict);
   }
-  if (train->parsed()) return run_cv_command(config_path, sets, data_path, model_path, cv, quiet, strict);
+  if (train->parsed()) return run_cv_command(c.config_path, c.sets, c.data_path, c.model_path, c.cv, c.quiet, c.strict);
   if (predict->parsed()) {
-    run_predict(model_path, data_path, predict_options);
+    run_predict(c.model_path, c.data_path, c.predict);
     return 0;
   }
-  if (run->parsed()) return run_experiment_command(experiment_path, output, quiet, resume);
-  if (inspect->parsed()) return run_inspect(model_path, inspect_options, inspect_json);
-  if (featurize->parsed()) return run_featurize(config_path, sets, model_path, data_path, output, quiet);
-  return run_eval(model_path, data_path, json_path, max_fpr >= 0 ? std::optional<double>(max_fpr) : std::nullopt);
+  if (run->parsed()) return run_experiment_command(c.experiment_path, c.output, c.quiet, c.resume);
+  if (inspect->parsed()) return run_inspect(c.model_path, c.inspect, c.inspect_json);
+  if (featurize->parsed()) return run_featurize(c.config_path, c.sets, c.model_path, c.data_path, c.output, c.quiet);
+  return run_eval(c.model_path, c.data_path, c.json_path, c.max_fpr >= 0 ? std::optional<double>(c.max_fpr) : std::nullopt);
 }
 
 }  // namespace
