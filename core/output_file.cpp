@@ -56,6 +56,19 @@ int arm_slot(int slot, int fd, const std::string& tmp) {
   return slot;
 }
 
+// PEGASOS_FSYNC=1: fsync a file before renaming it into place, so that after
+// a power cut PATH is the old or the new version on every file system (ext4
+// and btrfs already order a rename over a file after its data). Off by
+// default, as LIBLINEAR, scikit-learn (joblib) and Vowpal Wabbit: it waits
+// for the disk, 1-2 ms on an SSD, 10 ms or more on a disk, on every model.
+bool durable_commits() {
+  static const bool on = [] {
+    const char* v = std::getenv("PEGASOS_FSYNC");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
 void disarm_cleanup(int slot) {
   if (slot >= 0) slot_state[slot].store(kFree);
 }
@@ -238,7 +251,7 @@ void OutputFile::commit() {
     }
   }
   if (::fchmod(fd_, mode_) != 0) throw_write_error(path_, "cannot set permissions", errno);
-  if (::fsync(fd_) != 0) throw_write_error(path_, "fsync failed", errno);
+  if (durable_commits() && ::fsync(fd_) != 0) throw_write_error(path_, "fsync failed", errno);
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) throw_write_error(path_, "close failed", errno);

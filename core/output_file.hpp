@@ -1,8 +1,10 @@
 // Where results go, and nothing lost on the way.
 //
 // A regular file (or a path that does not exist yet) is written crash-safe:
-// a temporary file `PATH.tmp-XXXXXX` in the same directory, fsync, rename over
-// the target, so PATH is either the previous version or the complete new one.
+// a temporary file `PATH.tmp-XXXXXX` in the same directory, renamed over the
+// target once complete, so PATH is either the previous version or the complete
+// new one (with PEGASOS_FSYNC=1 in the environment also after a power cut: the
+// file is fsync'ed before the rename).
 // Standard output ("-"), FIFOs, character and block devices and sockets are
 // written in place, as they come (a reader on a pipe sees lines as they are
 // produced; /dev/null stays a device). Every write, the final flush and the
@@ -46,7 +48,7 @@ class OutputFile {
   void write(std::string_view bytes);
   // Hand the buffered bytes to the kernel (a reader of a pipe sees them now).
   void flush();
-  // Everything written: flush; for a regular file fsync, close and rename into
+  // Everything written: flush; for a regular file (fsync with PEGASOS_FSYNC=1) close and rename into
   // place; for an in-place output close it (standard output is flushed, not
   // closed). Throws OutputError (BrokenPipe) on failure.
   void commit();
