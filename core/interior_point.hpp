@@ -406,7 +406,7 @@ class InteriorPointSolver {
   // diagonal ones ≥ 0; O: x̃_a x̃_b, b ≤ a), R placed in M's lower triangle (block
   // (k, l) is symmetric in a, b): one product for dense_normal_matrix's many.
   void outer_normal_matrix() {
-    constexpr std::size_t kRows = 256;
+    const std::size_t kRows = std::min<std::size_t>(256, n_);  // a chunk's rows (a small problem: all)
     const std::size_t r = pr_.rows(), dim = pr_.data->dimension, Q = K_ * (K_ + 1) / 2, P = r * (r + 1) / 2;
     std::vector<double> Mi(K_ * K_), x(r);
     // Column v: row v's weights (W) and products (O), each contiguous.
