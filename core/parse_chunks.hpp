@@ -5,7 +5,6 @@
 #pragma once
 
 #include <fast_float/fast_float.h>
-#include <sys/mman.h>
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
 #endif
@@ -21,10 +20,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include <tbb/parallel_for.h>
 
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
+#include "core/fresh_memory.hpp"
 #include "core/parallel.hpp"
 
 namespace pegasos::reader_detail {
@@ -224,28 +223,6 @@ inline float parse_value(const char* token, const char* end, std::size_t column)
   return v;
 }
 
-// v.resize(n) for a new, large v, its pages faulted in by all threads first
-// (MADV_POPULATE_WRITE, one call per piece): the page faults of fresh memory
-// cost more than the zero fill itself, and resize() would take them all on
-// one thread. Advisory: where the call fails, resize() faults as usual.
-template <class T>
-void resize_populated(std::vector<T>& v, std::size_t n) {
-  constexpr std::size_t kPiece = std::size_t{8} << 20;
-  v.reserve(n);
-  const std::size_t bytes = n * sizeof(T);
-#ifdef MADV_POPULATE_WRITE  // Linux 5.14 and later
-  if (v.empty() && bytes >= 2 * kPiece) {
-    char* base = reinterpret_cast<char*>(v.data());
-    tbb::parallel_for(std::size_t{0}, (bytes + kPiece - 1) / kPiece, [&](std::size_t k) {
-      const std::size_t page = 4096;
-      const auto from = (reinterpret_cast<std::uintptr_t>(base + k * kPiece) + page - 1) / page * page;
-      const auto to = reinterpret_cast<std::uintptr_t>(base + std::min(bytes, (k + 1) * kPiece)) / page * page;
-      if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
-    });
-  }
-#endif
-  v.resize(n);
-}
 
 // The number of ':' and of '\n' in [p, end), 16 bytes a step where SSE2 is
 // there (x86-64): per-byte counters (a match subtracts -1) summed every

@@ -18,6 +18,7 @@
 #include "core/box_qp.hpp"
 #include "core/dataset.hpp"
 #include "core/free_face_cg.hpp"
+#include "core/fresh_memory.hpp"
 #include "core/objective.hpp"
 #include "core/random.hpp"
 #include "core/sdca_common.hpp"
@@ -62,7 +63,7 @@ class BinarySdca {
     // entries). ‖x_i‖² (with the constant feature) is summed by the first
     // pass, which reads the row anyway: a read of all the data less (780k
     // RCV1-like rows: 35 ms here, for about 13 more in the first pass).
-    hot_.resize(n_);
+    resize_populated(hot_, n_);  // 32 bytes a row: 25 MB for 780k rows
     offset_.assign(n_, 0.0);
     parallel_for_index(
         n_,

@@ -1,0 +1,51 @@
+// Large fresh arrays, faulted in fast: the pages of new memory cost more to
+// fault in than the zero fill itself, and std::vector::resize takes every
+// fault on one thread.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+
+namespace pegasos {
+
+// v.resize(n) for a new, large v, its pages faulted in by all threads first
+// (MADV_POPULATE_WRITE, one call per piece): the page faults of fresh memory
+// cost more than the zero fill itself, and resize() would take them all on
+// one thread. The 2 MiB-aligned interior is asked for transparent huge pages
+// first (MADV_HUGEPAGE; the system's default is often "madvise"): one fault
+// per 2 MiB instead of per 4 KiB. On this (virtual) machine a fresh 4 KiB page
+// costs about 10 µs to fault in, so 87 MB of arrays took 220 ms, 110 ms
+// populated, 39 ms populated as huge pages; parsing a9a-like LIBSVM text
+// (57 MB) 0.19 -> 0.095 s wall, the RCV1-like file (757 MB) 1.3-1.6 -> 0.9-1.0 s,
+// and SDCA's passes over the rows 11% faster there (fewer TLB misses).
+// Advisory: where a call fails, resize() faults as usual.
+template <class T>
+void resize_populated(std::vector<T>& v, std::size_t n) {
+  constexpr std::size_t kPiece = std::size_t{8} << 20;
+  v.reserve(n);
+  const std::size_t bytes = n * sizeof(T);
+#ifdef MADV_POPULATE_WRITE  // Linux 5.14 and later
+  if (v.empty() && bytes >= 2 * kPiece) {
+    char* base = reinterpret_cast<char*>(v.data());
+    constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+    const std::uintptr_t huge_from = (reinterpret_cast<std::uintptr_t>(base) + kHuge - 1) / kHuge * kHuge;
+    const std::uintptr_t huge_to = reinterpret_cast<std::uintptr_t>(base + bytes) / kHuge * kHuge;
+    if (huge_to > huge_from) ::madvise(reinterpret_cast<void*>(huge_from), huge_to - huge_from, MADV_HUGEPAGE);
+    tbb::parallel_for(std::size_t{0}, (bytes + kPiece - 1) / kPiece, [&](std::size_t k) {
+      const std::size_t page = 4096;
+      const auto from = (reinterpret_cast<std::uintptr_t>(base + k * kPiece) + page - 1) / page * page;
+      const auto to = reinterpret_cast<std::uintptr_t>(base + std::min(bytes, (k + 1) * kPiece)) / page * page;
+      if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+    });
+  }
+#endif
+  v.resize(n);
+}
+
+}  // namespace pegasos
