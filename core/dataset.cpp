@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "core/errors.hpp"
+#include "core/fresh_memory.hpp"
 #include "core/input_stream.hpp"
 #include "core/parallel.hpp"
 #include "core/parse_chunks.hpp"
@@ -134,14 +135,25 @@ class FileBytes {
   static std::string gunzip(std::string_view in, const std::string& path) {
     z_stream zs{};
     if (inflateInit2(&zs, 15 + 32) != Z_OK) throw std::runtime_error("zlib init failed");
+    // Room for all of it at once where the trailer tells: a single-member
+    // stream's last 4 bytes are its size mod 2^32 (a wrong guess, as for
+    // concatenated members or over 4 GB, only means growing below), as huge
+    // pages (core/fresh_memory.hpp). The 57 MB a9a-like file from 15 MB of
+    // gzip: 0.45-0.66 -> 0.24 s wall.
+    std::size_t guess = in.size() * 4;
+    if (in.size() >= 18) {
+      const auto* t = reinterpret_cast<const unsigned char*>(in.data() + in.size() - 4);
+      const std::size_t isize = std::size_t{t[0]} | std::size_t{t[1]} << 8 | std::size_t{t[2]} << 16 | std::size_t{t[3]} << 24;
+      if (isize >= in.size() / 2) guess = isize + 1;  // + 1: room to read the end of the stream
+    }
     std::string out;
-    out.resize(std::max<std::size_t>(in.size() * 4, 1 << 16));
+    resize_huge(out, std::max<std::size_t>(guess, 1 << 16));
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
     zs.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), UINT32_MAX));
     std::size_t consumed_before = 0;
     int rc = Z_OK;
     while (true) {
-      if (zs.total_out >= out.size()) out.resize(out.size() * 2);
+      if (zs.total_out >= out.size()) resize_huge(out, out.size() * 2);
       zs.next_out = reinterpret_cast<Bytef*>(out.data() + zs.total_out);
       zs.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - zs.total_out, UINT32_MAX));
       rc = inflate(&zs, Z_NO_FLUSH);
