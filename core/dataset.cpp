@@ -144,7 +144,10 @@ class FileBytes {
     if (in.size() >= 18) {
       const auto* t = reinterpret_cast<const unsigned char*>(in.data() + in.size() - 4);
       const std::size_t isize = std::size_t{t[0]} | std::size_t{t[1]} << 8 | std::size_t{t[2]} << 16 | std::size_t{t[3]} << 24;
-      if (isize >= in.size() / 2) guess = isize + 1;  // + 1: room to read the end of the stream
+      // Believed within deflate's largest ratio (1032:1), so that a corrupt
+      // trailer cannot ask for more than the data could hold; + 1: room to
+      // read the end of the stream.
+      if (isize >= in.size() / 2 && isize / 1032 <= in.size()) guess = isize + 1;
     }
     std::string out;
     resize_huge(out, std::max<std::size_t>(guess, 1 << 16));
