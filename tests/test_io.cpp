@@ -623,6 +623,26 @@ TEST_CASE("read_dataset: gzip input is detected by content", "[io]") {
     CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("cut.svm.gz"), {}),
                       Contains(dir.file("cut.svm.gz")) && Contains("gzip"));
   }
+  SECTION("the trailer's size is a guess: too small, too large or corrupt") {  // (and concatenated members above)
+    // The reader sizes its buffer from the last 4 bytes (the size mod 2^32).
+    write_gzip(dir.file("full.gz"), text);
+    const std::string bytes = read_text(dir.file("full.gz"));
+    auto with_size = [&](std::uint32_t size) {
+      std::string b = bytes;
+      for (int k = 0; k < 4; ++k) b[b.size() - 4 + static_cast<std::size_t>(k)] = static_cast<char>(size >> (8 * k) & 0xff);
+      return b;
+    };
+    const auto actual = static_cast<std::uint32_t>(text.size());
+    // A wrong size fails zlib's length check whichever way it errs, without
+    // a buffer of the claimed 4 GB.
+    for (const std::uint32_t claimed : {actual / 3, actual + 1, 0xffffffffu}) {
+      write_text(dir.file("bad_size.svm.gz"), with_size(claimed));
+      CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("bad_size.svm.gz"), {}),
+                        Contains(dir.file("bad_size.svm.gz")) && Contains("corrupt gzip data"));
+    }
+    write_text(dir.file("same.svm.gz"), with_size(actual));
+    require_same_data(pegasos::read_dataset(dir.file("same.svm.gz"), {}), plain);
+  }
   SECTION("line numbers inside gzip data") {
     write_gzip(dir.file("bad.svm.gz"), "1 1:1\n-1 2:1\n\n1 0:1\n");
     CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("bad.svm.gz"), {}),
