@@ -53,12 +53,13 @@ inline void resize_huge(std::string& s, std::size_t n) {
 template <class T>
 void resize_populated(std::vector<T>& v, std::size_t n) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
+  const bool fresh = v.capacity() < n;
   v.reserve(n);
   const std::size_t bytes = n * sizeof(T);
+  if (fresh) advise_huge_pages(v.data(), bytes);  // from 4 MiB
 #ifdef MADV_POPULATE_WRITE  // Linux 5.14 and later
   if (v.empty() && bytes >= 2 * kPiece) {
     char* base = reinterpret_cast<char*>(v.data());
-    advise_huge_pages(base, bytes);
     tbb::parallel_for(std::size_t{0}, (bytes + kPiece - 1) / kPiece, [&](std::size_t k) {
       const std::size_t page = 4096;
       const auto from = (reinterpret_cast<std::uintptr_t>(base + k * kPiece) + page - 1) / page * page;

@@ -26,6 +26,7 @@
 
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
+#include "core/fresh_memory.hpp"
 #include "drivers/any_model.hpp"
 #include "drivers/api.hpp"
 #include "text/featurizer.hpp"
@@ -142,6 +143,9 @@ Dataset csr_rows(const py::array_t<std::int64_t>& indptr, const py::array_t<I>& 
   row_ptr.reserve(static_cast<std::size_t>(rows) + 1);
   out_indices.reserve(static_cast<std::size_t>(p(rows) - p(0)));
   out_values.reserve(static_cast<std::size_t>(p(rows) - p(0)));
+  // Written once, front to back: as huge pages (core/fresh_memory.hpp).
+  pegasos::advise_huge_pages(out_indices.data(), out_indices.capacity() * sizeof(std::uint32_t));
+  pegasos::advise_huge_pages(out_values.data(), out_values.capacity() * sizeof(float));
   for (py::ssize_t i = 0; i < rows; ++i) {
     for (std::int64_t k = p(i); k < p(i + 1); ++k) {
       const double v = static_cast<double>(val(k));
