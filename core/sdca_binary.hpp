@@ -64,7 +64,7 @@ class BinarySdca {
     // pass, which reads the row anyway: a read of all the data less (780k
     // RCV1-like rows: 35 ms here, for about 13 more in the first pass).
     resize_populated(hot_, n_);  // 32 bytes a row: 25 MB for 780k rows
-    offset_.assign(n_, 0.0);
+    resize_populated(offset_, n_);  // zeros
     parallel_for_index(
         n_,
         [&](std::size_t i) {
@@ -74,7 +74,7 @@ class BinarySdca {
         },
         kSerialRows);
     w_.assign(dim_, 0.0);
-    alpha_.assign(n_, 0.0);
+    resize_populated(alpha_, n_);  // zeros
     if (warm != nullptr) load_alpha(*warm);
     if (start != nullptr) {  // a warm start's own weights: the first candidate of the certificate
       checks_.best.certify_best = true;
@@ -180,7 +180,7 @@ class BinarySdca {
 
   // Every example active again, the shrinking thresholds reset.
   void activate_all() {
-    active_.resize(n_);
+    resize_populated(active_, n_);
     std::iota(active_.begin(), active_.end(), 0u);
     pg_max_old_ = std::numeric_limits<double>::infinity();
     pg_min_old_ = -std::numeric_limits<double>::infinity();
