@@ -71,8 +71,10 @@ class Column {
       own_.resize(n);
     }
   }
-  void reserve(std::size_t n) {
-    if (window_ == nullptr) own_.reserve(n);
+  void reserve(std::size_t n) {  // filled once, in order: as huge pages from 4 MiB
+    if (window_ != nullptr || n <= own_.capacity()) return;
+    own_.reserve(n);
+    advise_huge_pages(own_.data(), own_.capacity() * sizeof(T));
   }
   const T* data() const { return window_ != nullptr ? window_ : own_.data(); }
   T operator[](std::size_t i) const { return data()[i]; }
