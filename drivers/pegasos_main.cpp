@@ -8,14 +8,12 @@
 #include <charconv>
 #include <csignal>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -31,6 +29,7 @@
 #include "core/model.hpp"
 #include "drivers/any_model.hpp"
 #include "drivers/api.hpp"
+#include "drivers/cli_commands.hpp"
 #include "drivers/cli_docs.hpp"
 #include "drivers/cli_suggest.hpp"
 #include "drivers/config.hpp"
@@ -53,29 +52,6 @@ using Clock = std::chrono::steady_clock;
 
 // Exit code of `train --strict` when the model is not certified converged.
 constexpr int kExitNotConverged = 3;
-
-// Command-line checks CLI11 lacks: a path that is not empty (an empty one
-// would mean standard output to OutputFile), a number that is finite (NaN
-// passes CLI::Range).
-const CLI::Validator kNonEmptyPath(
-    [](std::string& v) { return v.empty() ? std::string("an empty path (use - for standard output)") : std::string(); },
-    "PATH");
-const CLI::Validator kFinite(
-    [](std::string& v) {
-      char* end = nullptr;
-      const double d = std::strtod(v.c_str(), &end);
-      return end != v.c_str() && *end == '\0' && !std::isfinite(d) ? "not a finite number: " + v : std::string();
-    },
-    "NUMBER");
-
-// --cv K: K >= 2 (0 or 1 used to train silently without cross-validation).
-const CLI::Validator kFolds(
-    [](std::string& v) {
-      char* end = nullptr;
-      const long k = std::strtol(v.c_str(), &end, 10);
-      return end != v.c_str() && *end == '\0' && k < 2 ? "needs at least 2 folds, got " + v : std::string();
-    },
-    "K");
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -352,216 +328,15 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
   return 0;
 }
 
-CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::string& data_path, PredictOptions& o,
-                              bool options) {
-  CLI::App* predict = app.add_subcommand("predict", "predict: one line per example, label TAB decision value(s)");
-  if (!options) return predict;
-  predict->add_option("model", model_path, "model file written by pegasos train")->required();
-  predict->add_option("data", data_path, "data to predict (labels optional)")->required();
-  predict->add_option("--output,-o", o.output, "write predictions here instead of stdout")->check(kNonEmptyPath);
-  predict->add_option("--format,-f", o.format,
-                      "how to read DATA: libsvm, csv, jsonl, text_tsv, text_dir or document (default: the model's "
-                      "setting, else by the name; standard input by its content)");
-  predict->add_flag("--ids", o.ids,
-                    "put an id first on each line: the line number, the file name (folders), or --id-field (JSONL)");
-  predict->add_option("--id-field", o.id_field, "JSONL: the field holding each record's id (implies --ids)");
-  predict->add_flag("--proba", o.proba,
-                    "calibrated probabilities instead of decision values (binary: of the positive class; a model "
-                    "trained with --calibrate)");
-  predict->add_option_function<double>(
-      "--threshold", [&o](const double& t) { o.threshold = t; },
-      "binary: predict the positive class when score > T (default: the threshold stored by train --max-fpr / "
-      "--target-recall, else 0)")
-      ->check(kFinite);
-  predict->add_flag("--line-buffered", o.line_buffered,
-                    "write each line's prediction as soon as it is read (automatic when the output is a terminal or pipe)");
-  predict->footer(
-      "DATA may be - (standard input) or a named pipe; it is read in batches and predictions are written as it is\n"
-      "read, so the input may be larger than memory. A raw-text model also predicts a folder of documents (one\n"
-      "file each) or one document (a file not named .jsonl/.tsv/.txt). Feature indices beyond the model's\n"
-      "dimension are ignored.");
-  return predict;
-}
-
-CLI::App* add_featurize_command(CLI::App& app, std::string& config_path, std::vector<std::string>& sets,
-                                std::string& model_path, bool& quiet, std::string& data_path, std::string& output,
-                                bool options) {
-  CLI::App* featurize = app.add_subcommand(
-      "featurize", "write data as LIBSVM features: pegasos featurize [--config FILE] [--set KEY=VALUE]... | --model MODEL DATA OUT");
-  if (!options) return featurize;
-  featurize->add_option("--config,-c", config_path, "JSON configuration file (reader and text featurization settings)")
-      ->check(CLI::ExistingFile);
-  featurize->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable)");
-  featurize->add_option("--model,-m", model_path, "use this model's reader settings and fitted featurizer (for test data)");
-  featurize->add_flag("--quiet,-q", quiet, "no summary on stderr");
-  featurize->add_option("data", data_path, "data (raw text, LIBSVM/SVMlight or CSV; - for standard input)")->required();
-  featurize->add_option("out", output, "where to write the LIBSVM file (- for standard output)")
-      ->required()
-      ->check(kNonEmptyPath);
-  featurize->footer(
-      "Raw text is featurised as `train` would (fitting vocabulary and idf on DATA), or with --model as the model\n"
-      "does. Labels are written as they are when all are numbers, else -1/+1 (binary; the positive class is +1)\n"
-      "or 1..K, and the mapping is printed. Rows without a label get 0.");
-  return featurize;
-}
-
-CLI::App* add_inspect_command(CLI::App& app, std::string& model_path, InspectOptions& o, bool& json, bool options) {
-  CLI::App* inspect = app.add_subcommand("inspect", "show a model: settings, training summary, bias, top weights per class");
-  if (!options) return inspect;
-  inspect->add_option("model", model_path, "model file written by pegasos train")->required();
-  inspect->add_option("--top,-n", o.top, "features per list (default 20; 0: summary only)")
-      ->check(CLI::Range(0, 1000000));
-  inspect->add_option("--class", o.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
-  inspect->add_flag("--json", json, "print the report as JSON");
-  return inspect;
-}
-
-void add_cv_options(CLI::App& train, CvCommand& cv) {
-  train.add_option("--cv", cv.folds, "cross-validate: K stratified folds (by the seed setting); scores on stdout")
-      ->check(kFolds);
-  train.add_option("--grid", cv.grid,
-                   "with --cv: lambda=LOW:HIGH[:POINTS] (log grid, 10 points) or KEY=V1,V2,...; prints each value's "
-                   "score and the best");
-  train.add_flag("--refit", cv.refit, "with --cv: train the best value on all the data and write MODEL_OUT");
-  train.add_flag("--cold", cv.cold, "with --cv --grid: fit every value from zero (no warm starts along the lambda path)");
-}
-
-// train --calibrate / --max-fpr / --target-recall: the settings of the same
-// names (README § Probabilities and thresholds), appended to --set.
-struct OperatingFlags {
-  bool calibrate = false;
-  std::string max_fpr, target_recall;
-  void add_to(std::vector<std::string>& sets) const {
-    if (calibrate) sets.push_back("calibrate=true");
-    if (!max_fpr.empty()) sets.push_back("max_fpr=" + max_fpr);
-    if (!target_recall.empty()) sets.push_back("target_recall=" + target_recall);
-  }
-};
-
-void add_operating_options(CLI::App& train, OperatingFlags& o) {
-  train.add_flag("--calibrate", o.calibrate,
-                 "fit probabilities (Platt) on out-of-fold decision values and store them (predict --proba)");
-  train.add_option("--max-fpr", o.max_fpr,
-                   "binary: store the threshold whose out-of-fold false-positive rate is at most F (predict uses it)");
-  train.add_option("--target-recall", o.target_recall,
-                   "binary: store the highest threshold whose out-of-fold recall is at least R");
-}
-
-// Files `train` reads beside the data: a model to continue from, weights per row.
-struct TrainInputs {
-  std::string init_model, weights_file;
-  void add_to(std::vector<std::string>& sets) const {  // after --set: they win over it
-    if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());
-    if (!weights_file.empty()) sets.push_back("weights_file=" + nlohmann::json(weights_file).dump());
-  }
-};
-
-void add_input_options(CLI::App& train, TrainInputs& in) {
-  train.add_option("--init-model", in.init_model,
-                   "warm start: continue from this model (same objective, classes, features, bias); "
-                   "the init_model setting");
-  train.add_option("--weights", in.weights_file,
-                   "per-example weights: one number >= 0 per training row, in the data's order (like LIBLINEAR -W); "
-                   "the weights_file setting");
-}
-
-// What the command line sets, for every command (each fills its own part).
-struct Commands {
-  std::string config_path, data_path, model_path, output, json_path, experiment_path;
-  std::vector<std::string> sets;
-  bool quiet = false, strict = false, resume = false, inspect_json = false;
-  double max_fpr = -1;
-  TrainInputs inputs;
-  CvCommand cv;
-  OperatingFlags operating;
-  PredictOptions predict;
-  InspectOptions inspect;
-};
-
-// The command a command line names: its first argument that is not an option
-// (the top level has only flags: --help, --version, --man, ...), if it is a
-// command's name, else "".
-std::string_view named_command(int argc, char** argv) {
-  static constexpr std::string_view kNames[] = {"train", "predict", "eval", "featurize", "run", "inspect"};
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg.empty() || arg[0] == '-') continue;
-    for (const std::string_view name : kNames) {
-      if (arg == name) return name;
-    }
-    return "";
-  }
-  return "";
-}
-
-CLI::App* add_train_command(CLI::App& app, Commands& c, bool options) {
-  CLI::App* train = app.add_subcommand("train", "train a model: pegasos train [--config FILE] [--set KEY=VALUE]... DATA MODEL_OUT | --cv K [--grid KEY=SPEC] [--refit] DATA [MODEL_OUT]");
-  if (!options) return train;
-  train->add_option("--config,-c", c.config_path, "JSON configuration file")->check(CLI::ExistingFile);
-  // One value per --set: MODEL_OUT is optional with --cv, so the option must
-  // not take the positionals that follow it.
-  train->add_option("--set,-s", c.sets, "override a setting, KEY=VALUE (repeatable; VALUE is JSON or a word)")
-      ->allow_extra_args(false);
-  train->add_flag("--quiet,-q", c.quiet, "no progress or summary on stderr (warnings still)");
-  train->add_flag("--strict", c.strict,
-                  "exit 3 without writing the model unless training converged (a duality gap within tolerance)");
-  add_input_options(*train, c.inputs);
-  train->add_option("data", c.data_path,
-                    "training data: LIBSVM/SVMlight, CSV, raw text (JSONL, TSV, a folder per class), optionally .gz; "
-                    "- for standard input")->required();
-  train->add_option("model", c.model_path, "where to write the model (JSON); with --cv only with --refit");
-  add_cv_options(*train, c.cv);
-  add_operating_options(*train, c.operating);
-  // Made when shown (it lists every setting); CLI11 puts a newline after it.
-  train->footer([] {
-    std::string footer = train_help_footer();
-    if (!footer.empty() && footer.back() == '\n') footer.pop_back();
-    return footer;
-  });
-  return train;
-}
-
-CLI::App* add_eval_command(CLI::App& app, Commands& c, bool options) {
-  CLI::App* eval = app.add_subcommand("eval", "evaluate a model on labelled data");
-  if (!options) return eval;
-  eval->add_option("model", c.model_path, "model file written by pegasos train")->required();
-  eval->add_option("data", c.data_path, "labelled data (- for standard input)")->required();
-  eval->add_option("--json,-j", c.json_path, "also write the metrics as JSON to this file")->check(kNonEmptyPath);
-  eval->add_option("--max-fpr", c.max_fpr, "binary: report the threshold meeting this false-positive rate")
-      ->check(kFinite & CLI::Range(0.0, 1.0));
-  return eval;
-}
-
-CLI::App* add_run_command(CLI::App& app, Commands& c, bool options) {
-  CLI::App* run =
-      app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet] [--resume]");
-  if (!options) return run;
-  run->add_option("experiment", c.experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
-  run->add_option("--output,-o", c.output, "results folder (default: <name>_results/ next to the experiment file)")
-      ->check(kNonEmptyPath);
-  run->add_flag("--quiet,-q", c.quiet, "no progress bar or summary on stderr");
-  run->add_flag("--resume", c.resume, "continue an interrupted run: skip the runs in the results folder's runs.jsonl");
-  return run;
-}
-
 int main_impl(int argc, char** argv) {
   CLI::App app{"pegasos: linear SVMs trained with the Pegasos stochastic sub-gradient solver"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "pegasos 0.1.0");
 
-  // Only the named command gets its options (building all of them was a third
-  // of a small run's start-up); with no command named (--help, --man, a
-  // misspelt command), all of them.
   Commands c;
-  const std::string_view named = named_command(argc, argv);
-  const auto full = [named](std::string_view name) { return named.empty() || named == name; };
-  CLI::App* train = add_train_command(app, c, full("train"));
-  CLI::App* predict = add_predict_command(app, c.model_path, c.data_path, c.predict, full("predict"));
-  add_eval_command(app, c, full("eval"));
-  CLI::App* featurize =
-      add_featurize_command(app, c.config_path, c.sets, c.model_path, c.quiet, c.data_path, c.output, full("featurize"));
-  CLI::App* run = add_run_command(app, c, full("run"));
-  CLI::App* inspect = add_inspect_command(app, c.model_path, c.inspect, c.inspect_json, full("inspect"));
+  const CommandApps apps = add_commands(app, c, argc, argv);
+  CLI::App *train = apps.train, *predict = apps.predict, *featurize = apps.featurize, *run = apps.run,
+           *inspect = apps.inspect;
 
   if (const auto doc = cli_document(app, argc, argv)) return std::fputs(doc->c_str(), stdout) >= 0 ? 0 : 1;  // --man
   try {
