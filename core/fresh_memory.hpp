@@ -15,17 +15,6 @@
 
 namespace pegasos {
 
-// v.resize(n) for a new, large v, its pages faulted in by all threads first
-// (MADV_POPULATE_WRITE, one call per piece): the page faults of fresh memory
-// cost more than the zero fill itself, and resize() would take them all on
-// one thread. The 2 MiB-aligned interior is asked for transparent huge pages
-// first (MADV_HUGEPAGE; the system's default is often "madvise"): one fault
-// per 2 MiB instead of per 4 KiB. On this (virtual) machine a fresh 4 KiB page
-// costs about 10 µs to fault in, so 87 MB of arrays took 220 ms, 110 ms
-// populated, 39 ms populated as huge pages; parsing a9a-like LIBSVM text
-// (57 MB) 0.19 -> 0.095 s wall, the RCV1-like file (757 MB) 1.3-1.6 -> 0.9-1.0 s,
-// and SDCA's passes over the rows 11% faster there (fewer TLB misses).
-// Advisory: where a call fails, resize() faults as usual.
 // Ask for transparent huge pages on the 2 MiB-aligned interior of
 // [p, p + bytes) (advisory; nothing for less than 4 MiB).
 inline void advise_huge_pages(void* p, std::size_t bytes) {
@@ -50,6 +39,17 @@ inline void resize_huge(std::string& s, std::size_t n) {
   s.resize(n);
 }
 
+// v.resize(n) for a new, large v (16 MiB or more), its pages faulted in by all
+// threads first (MADV_POPULATE_WRITE, one call per piece): the page faults of fresh memory
+// cost more than the zero fill itself, and resize() would take them all on
+// one thread. From 4 MiB the 2 MiB-aligned interior of new storage is asked for
+// transparent huge pages first (MADV_HUGEPAGE; the system's default is often "madvise"): one fault
+// per 2 MiB instead of per 4 KiB. On this (virtual) machine a fresh 4 KiB page
+// costs about 10 µs to fault in, so 87 MB of arrays took 220 ms, 110 ms
+// populated, 39 ms populated as huge pages; parsing a9a-like LIBSVM text
+// (57 MB) 0.19 -> 0.095 s wall, the RCV1-like file (757 MB) 1.3-1.6 -> 0.9-1.0 s,
+// and SDCA's passes over the rows 11% faster there (fewer TLB misses).
+// Advisory: where a call fails, resize() faults as usual.
 template <class T>
 void resize_populated(std::vector<T>& v, std::size_t n) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;

@@ -48,9 +48,10 @@ class OutputFile {
   void write(std::string_view bytes);
   // Hand the buffered bytes to the kernel (a reader of a pipe sees them now).
   void flush();
-  // Everything written: flush; for a regular file (fsync with PEGASOS_FSYNC=1) close and rename into
-  // place; for an in-place output close it (standard output is flushed, not
-  // closed). Throws OutputError (BrokenPipe) on failure.
+  // Everything written: flush; for a regular file close (after an fsync with
+  // PEGASOS_FSYNC=1) and rename into place; for an in-place output close it
+  // (standard output is flushed, not closed). Throws OutputError (BrokenPipe)
+  // on failure.
   void commit();
 
   // "standard output" for "-", else the path: for messages.

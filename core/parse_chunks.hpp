@@ -20,7 +20,6 @@
 #include <unordered_map>
 #include <vector>
 
-
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
 #include "core/fresh_memory.hpp"
