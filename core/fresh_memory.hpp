@@ -58,7 +58,7 @@ void resize_populated(std::vector<T>& v, std::size_t n) {
   const std::size_t bytes = n * sizeof(T);
   if (fresh) advise_huge_pages(v.data(), bytes);  // from 4 MiB
 #ifdef MADV_POPULATE_WRITE  // Linux 5.14 and later
-  if (v.empty() && bytes >= 2 * kPiece) {
+  if (fresh && v.empty() && bytes >= 2 * kPiece) {  // new storage only: pages in use need no faulting
     char* base = reinterpret_cast<char*>(v.data());
     tbb::parallel_for(std::size_t{0}, (bytes + kPiece - 1) / kPiece, [&](std::size_t k) {
       const std::size_t page = 4096;

@@ -224,7 +224,6 @@ inline float parse_value(const char* token, const char* end, std::size_t column)
   return v;
 }
 
-
 // The number of ':' and of '\n' in [p, end), 16 bytes a step where SSE2 is
 // there (x86-64): per-byte counters (a match subtracts -1) summed every
 // 255 steps, before they can wrap.
