@@ -33,28 +33,27 @@ const CLI::Validator kFolds(
     },
     "K");
 
-CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::string& data_path, PredictOptions& o,
-                              bool options) {
+CLI::App* add_predict_command(CLI::App& app, Commands& c, bool options) {
   CLI::App* predict = app.add_subcommand("predict", "predict: one line per example, label TAB decision value(s)");
   if (!options) return predict;
-  predict->add_option("model", model_path, "model file written by pegasos train")->required();
-  predict->add_option("data", data_path, "data to predict (labels optional)")->required();
-  predict->add_option("--output,-o", o.output, "write predictions here instead of stdout")->check(kNonEmptyPath);
-  predict->add_option("--format,-f", o.format,
+  predict->add_option("model", c.model_path, "model file written by pegasos train")->required();
+  predict->add_option("data", c.data_path, "data to predict (labels optional)")->required();
+  predict->add_option("--output,-o", c.predict.output, "write predictions here instead of stdout")->check(kNonEmptyPath);
+  predict->add_option("--format,-f", c.predict.format,
                       "how to read DATA: libsvm, csv, jsonl, text_tsv, text_dir or document (default: the model's "
                       "setting, else by the name; standard input by its content)");
-  predict->add_flag("--ids", o.ids,
+  predict->add_flag("--ids", c.predict.ids,
                     "put an id first on each line: the line number, the file name (folders), or --id-field (JSONL)");
-  predict->add_option("--id-field", o.id_field, "JSONL: the field holding each record's id (implies --ids)");
-  predict->add_flag("--proba", o.proba,
+  predict->add_option("--id-field", c.predict.id_field, "JSONL: the field holding each record's id (implies --ids)");
+  predict->add_flag("--proba", c.predict.proba,
                     "calibrated probabilities instead of decision values (binary: of the positive class; a model "
                     "trained with --calibrate)");
   predict->add_option_function<double>(
-      "--threshold", [&o](const double& t) { o.threshold = t; },
+      "--threshold", [&c](const double& t) { c.predict.threshold = t; },
       "binary: predict the positive class when score > T (default: the threshold stored by train --max-fpr / "
       "--target-recall, else 0)")
       ->check(kFinite);
-  predict->add_flag("--line-buffered", o.line_buffered,
+  predict->add_flag("--line-buffered", c.predict.line_buffered,
                     "write each line's prediction as soon as it is read (automatic when the output is a terminal or pipe)");
   predict->footer(
       "DATA may be - (standard input) or a named pipe; it is read in batches and predictions are written as it is\n"
@@ -64,19 +63,17 @@ CLI::App* add_predict_command(CLI::App& app, std::string& model_path, std::strin
   return predict;
 }
 
-CLI::App* add_featurize_command(CLI::App& app, std::string& config_path, std::vector<std::string>& sets,
-                                std::string& model_path, bool& quiet, std::string& data_path, std::string& output,
-                                bool options) {
+CLI::App* add_featurize_command(CLI::App& app, Commands& c, bool options) {
   CLI::App* featurize = app.add_subcommand(
       "featurize", "write data as LIBSVM features: pegasos featurize [--config FILE] [--set KEY=VALUE]... | --model MODEL DATA OUT");
   if (!options) return featurize;
-  featurize->add_option("--config,-c", config_path, "JSON configuration file (reader and text featurization settings)")
+  featurize->add_option("--config,-c", c.config_path, "JSON configuration file (reader and text featurization settings)")
       ->check(CLI::ExistingFile);
-  featurize->add_option("--set,-s", sets, "override a setting, KEY=VALUE (repeatable)");
-  featurize->add_option("--model,-m", model_path, "use this model's reader settings and fitted featurizer (for test data)");
-  featurize->add_flag("--quiet,-q", quiet, "no summary on stderr");
-  featurize->add_option("data", data_path, "data (raw text, LIBSVM/SVMlight or CSV; - for standard input)")->required();
-  featurize->add_option("out", output, "where to write the LIBSVM file (- for standard output)")
+  featurize->add_option("--set,-s", c.sets, "override a setting, KEY=VALUE (repeatable)");
+  featurize->add_option("--model,-m", c.model_path, "use this model's reader settings and fitted featurizer (for test data)");
+  featurize->add_flag("--quiet,-q", c.quiet, "no summary on stderr");
+  featurize->add_option("data", c.data_path, "data (raw text, LIBSVM/SVMlight or CSV; - for standard input)")->required();
+  featurize->add_option("out", c.output, "where to write the LIBSVM file (- for standard output)")
       ->required()
       ->check(kNonEmptyPath);
   featurize->footer(
@@ -86,14 +83,14 @@ CLI::App* add_featurize_command(CLI::App& app, std::string& config_path, std::ve
   return featurize;
 }
 
-CLI::App* add_inspect_command(CLI::App& app, std::string& model_path, InspectOptions& o, bool& json, bool options) {
+CLI::App* add_inspect_command(CLI::App& app, Commands& c, bool options) {
   CLI::App* inspect = app.add_subcommand("inspect", "show a model: settings, training summary, bias, top weights per class");
   if (!options) return inspect;
-  inspect->add_option("model", model_path, "model file written by pegasos train")->required();
-  inspect->add_option("--top,-n", o.top, "features per list (default 20; 0: summary only)")
+  inspect->add_option("model", c.model_path, "model file written by pegasos train")->required();
+  inspect->add_option("--top,-n", c.inspect.top, "features per list (default 20; 0: summary only)")
       ->check(CLI::Range(0, 1000000));
-  inspect->add_option("--class", o.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
-  inspect->add_flag("--json", json, "print the report as JSON");
+  inspect->add_option("--class", c.inspect.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
+  inspect->add_flag("--json", c.inspect_json, "print the report as JSON");
   return inspect;
 }
 
@@ -201,12 +198,11 @@ CommandApps add_commands(CLI::App& app, Commands& c, int argc, char** argv) {
   const auto full = [named](std::string_view name) { return named.empty() || named == name; };
   CommandApps apps{};
   apps.train = add_train_command(app, c, full("train"));
-  apps.predict = add_predict_command(app, c.model_path, c.data_path, c.predict, full("predict"));
+  apps.predict = add_predict_command(app, c, full("predict"));
   apps.eval = add_eval_command(app, c, full("eval"));
-  apps.featurize =
-      add_featurize_command(app, c.config_path, c.sets, c.model_path, c.quiet, c.data_path, c.output, full("featurize"));
+  apps.featurize = add_featurize_command(app, c, full("featurize"));
   apps.run = add_run_command(app, c, full("run"));
-  apps.inspect = add_inspect_command(app, c.model_path, c.inspect, c.inspect_json, full("inspect"));
+  apps.inspect = add_inspect_command(app, c, full("inspect"));
   return apps;
 }
 
