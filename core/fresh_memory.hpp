@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -50,8 +53,8 @@ inline void resize_huge(std::string& s, std::size_t n) {
 // (57 MB) 0.19 -> 0.095 s wall, the RCV1-like file (757 MB) 1.3-1.6 -> 0.9-1.0 s,
 // and SDCA's passes over the rows 11% faster there (fewer TLB misses).
 // Advisory: where a call fails, resize() faults as usual.
-template <class T>
-void resize_populated(std::vector<T>& v, std::size_t n) {
+template <class T, class A>
+void resize_populated(std::vector<T, A>& v, std::size_t n) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
   const bool fresh = v.capacity() < n;
   v.reserve(n);
@@ -70,5 +73,57 @@ void resize_populated(std::vector<T>& v, std::size_t n) {
 #endif
   v.resize(n);
 }
+
+// An allocator for a solver's own large arrays: a block of 2 MiB or more is
+// a fresh anonymous mapping aligned to 2 MiB (its length rounded up to
+// 2 MiB) and asked for transparent huge pages, so every 2 MiB of it takes one
+// fault; smaller blocks come from std::allocator. malloc's large blocks start
+// 16 bytes past a page at any 4 KiB offset, so advise_huge_pages() on them
+// leaves up to 2 MiB at each end in 4 KiB pages: on this (virtual) machine,
+// where a 4 KiB fault costs about 10 µs, a fresh 6 MB array took 12-14 ms
+// to zero and 25 MB 25 ms (SDCA's per-row arrays for 780k rows).
+template <class T>
+struct HugePageAllocator {
+  using value_type = T;
+  static constexpr std::size_t kHuge = std::size_t{2} << 20;
+  static constexpr std::size_t kFrom = std::size_t{2} << 20;
+
+  HugePageAllocator() = default;
+  template <class U>
+  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}  // NOLINT: converting, as std::allocator's
+
+  T* allocate(std::size_t n) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T) - kHuge) throw std::bad_array_new_length();
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < kFrom) return std::allocator<T>().allocate(n);
+    const std::size_t length = rounded(bytes);
+    void* p = ::mmap(nullptr, length + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    const auto base = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t aligned = (base + kHuge - 1) / kHuge * kHuge;
+    if (aligned > base) ::munmap(p, aligned - base);  // the head and tail beyond the aligned block
+    if (base + kHuge > aligned) ::munmap(reinterpret_cast<void*>(aligned + length), base + kHuge - aligned);
+#ifdef MADV_HUGEPAGE
+    ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);  // advisory
+#endif
+    return reinterpret_cast<T*>(aligned);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < kFrom) {
+      std::allocator<T>().deallocate(p, n);
+    } else {
+      ::munmap(p, rounded(bytes));
+    }
+  }
+  friend bool operator==(const HugePageAllocator&, const HugePageAllocator&) { return true; }
+
+ private:
+  static std::size_t rounded(std::size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
+};
+
+// A vector of a solver's own (per-row) state: large ones in huge pages.
+template <class T>
+using HugeVector = std::vector<T, HugePageAllocator<T>>;
 
 }  // namespace pegasos
