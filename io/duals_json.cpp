@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "io/json_checks.hpp"
+#include "io/json_numbers.hpp"
 
 namespace pegasos {
 
@@ -16,11 +17,13 @@ namespace {
 
 constexpr const char* kScale = "fraction of the box bound";
 
-std::string hex16(std::uint64_t h) {
+// "h" as 16 hex digits in quotes.
+void append_hex16(std::string& out, std::uint64_t h) {
   static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s(16, '0');
-  for (int p = 15; p >= 0; --p, h >>= 4) s[static_cast<std::size_t>(p)] = kDigits[h & 15];
-  return s;
+  char s[18];
+  s[0] = s[17] = '"';
+  for (int p = 16; p >= 1; --p, h >>= 4) s[p] = kDigits[h & 15];
+  out.append(s, sizeof s);
 }
 
 const json& field(const json& j, const char* key, const std::string& name) {
@@ -51,28 +54,21 @@ void read_rows(const json& rows, const std::string& name, StoredDuals& d) {
 }  // namespace
 
 void append_duals_json(std::string& out, const StoredDuals& d) {
-  constexpr std::size_t kPerLine = 10;
+  for (const double a : d.alpha) {
+    if (!std::isfinite(a)) throw std::logic_error("refusing to save a non-finite dual variable");
+  }
+  // About 22 bytes an α and 20 a row: the text is reserved once, not doubled.
+  out.reserve(out.size() + 160 + 20 * d.rows.size() + 24 * d.alpha.size() + 8 * d.copies.size());
   out += "{\"hash\": \"";
   out += StoredDuals::kHash;
   out += "\", \"outputs\": " + std::to_string(d.outputs) + ", \"scale\": \"" + kScale + "\",\n   \"rows\": [";
-  for (std::size_t e = 0; e < d.rows.size(); ++e) {
-    if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
-    out += '"' + hex16(d.rows[e]) + '"';
-  }
+  json_numbers::append_items(out, d.rows.size(), [&](std::size_t e, std::string& to) { append_hex16(to, d.rows[e]); });
   out += "],\n   \"alpha\": [";
-  char buf[32];
-  for (std::size_t e = 0; e < d.alpha.size(); ++e) {
-    if (!std::isfinite(d.alpha[e])) throw std::logic_error("refusing to save a non-finite dual variable");
-    if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
-    const auto r = std::to_chars(buf, buf + sizeof buf, d.alpha[e]);  // the shortest text that reads back the same
-    out.append(buf, r.ptr);
-  }
+  // The shortest text that reads back the same.
+  json_numbers::append_items(out, d.alpha.size(), [&](std::size_t e, std::string& to) { json_numbers::append_number(to, d.alpha[e]); });
   if (!d.copies.empty()) {
     out += "],\n   \"copies\": [";
-    for (std::size_t e = 0; e < d.copies.size(); ++e) {
-      if (e > 0) out += e % kPerLine == 0 ? ",\n   " : ", ";
-      out += std::to_string(d.copies[e]);
-    }
+    json_numbers::append_items(out, d.copies.size(), [&](std::size_t e, std::string& to) { json_numbers::append_number(to, d.copies[e]); });
   }
   out += "]}";
 }
