@@ -81,7 +81,8 @@ void resize_populated(std::vector<T, A>& v, std::size_t n) {
 // 16 bytes past a page at any 4 KiB offset, so advise_huge_pages() on them
 // leaves up to 2 MiB at each end in 4 KiB pages: on this (virtual) machine,
 // where a 4 KiB fault costs about 10 µs, a fresh 6 MB array took 12-14 ms
-// to zero and 25 MB 25 ms (SDCA's per-row arrays for 780k rows).
+// to zero and 25 MB 25 ms (SDCA's per-row arrays for 780k rows). A mapped
+// block holds at most 2 MiB more than asked for (its rounded-up end).
 template <class T>
 struct HugePageAllocator {
   using value_type = T;
@@ -93,7 +94,7 @@ struct HugePageAllocator {
   HugePageAllocator(const HugePageAllocator<U>&) noexcept {}  // NOLINT: converting, as std::allocator's
 
   T* allocate(std::size_t n) {
-    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T) - kHuge) throw std::bad_array_new_length();
+    if (n > (std::numeric_limits<std::size_t>::max() - 2 * kHuge) / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = n * sizeof(T);
     if (bytes < kFrom) return std::allocator<T>().allocate(n);
     const std::size_t length = rounded(bytes);
