@@ -102,8 +102,10 @@ struct HugePageAllocator {
     if (p == MAP_FAILED) throw std::bad_alloc();
     const auto base = reinterpret_cast<std::uintptr_t>(p);
     const std::uintptr_t aligned = (base + kHuge - 1) / kHuge * kHuge;
-    if (aligned > base) ::munmap(p, aligned - base);  // the head and tail beyond the aligned block
-    if (base + kHuge > aligned) ::munmap(reinterpret_cast<void*>(aligned + length), base + kHuge - aligned);
+    // The head and tail beyond the aligned block (the tail is never empty:
+    // aligned < base + kHuge). A failed unmap only leaves them mapped, unused.
+    if (aligned > base) ::munmap(p, aligned - base);
+    ::munmap(reinterpret_cast<void*>(aligned + length), base + kHuge - aligned);
 #ifdef MADV_HUGEPAGE
     ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);  // advisory
 #endif
@@ -117,11 +119,16 @@ struct HugePageAllocator {
       ::munmap(p, rounded(bytes));
     }
   }
-  friend bool operator==(const HugePageAllocator&, const HugePageAllocator&) { return true; }
 
  private:
   static std::size_t rounded(std::size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
 };
+
+// Stateless: any two are equal, whatever their element types.
+template <class T, class U>
+bool operator==(const HugePageAllocator<T>&, const HugePageAllocator<U>&) noexcept {
+  return true;
+}
 
 // A vector of a solver's own (per-row) state: large ones in huge pages.
 template <class T>

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,6 +42,27 @@ TEST_CASE("HugeVector: the values of a std::vector across the huge-page threshol
   v.resize(10);
   v.shrink_to_fit();  // back to a small block
   CHECK(std::equal(v.begin(), v.end(), reference.begin()));
+
+  // Every block is unmapped whole: allocate and free cycles leave the
+  // process's mappings as they were.
+  auto mappings = [] {
+    std::ifstream maps("/proc/self/maps");
+    std::size_t lines = 0;
+    for (std::string line; std::getline(maps, line);) ++lines;
+    return lines;
+  };
+  {
+    HugeVector<double> warm(1'000'000);  // first use of each path (std::allocator, mmap)
+  }
+  const std::size_t before = mappings();
+  for (int round = 0; round < 200; ++round) {
+    HugeVector<double> a(300'000 + static_cast<std::size_t>(round) * 1000);  // 2.4-4 MB
+    HugeVector<char> b((std::size_t{5} << 20) + static_cast<std::size_t>(round));
+    a[a.size() - 1] = 1.0;
+    b[0] = 'x';
+  }
+  CHECK(mappings() == before);
+  CHECK(HugePageAllocator<int>() == HugePageAllocator<double>());
 
   HugeVector<double> zeros;
   resize_populated(zeros, 3'000'000);  // 24 MB: populated by all threads, then zero-filled
