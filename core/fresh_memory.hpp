@@ -74,10 +74,33 @@ void resize_populated(std::vector<T, A>& v, std::size_t n) {
   v.resize(n);
 }
 
+// A fresh anonymous mapping of `bytes` rounded up to 2 MiB, aligned to
+// 2 MiB and asked for transparent huge pages (one fault per 2 MiB; the
+// kernel's pages come zeroed); release it with unmap_huge(p, bytes). Over-maps
+// by one huge page and unmaps the unaligned head and tail. Throws
+// std::bad_alloc when the kernel refuses.
+inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
+inline std::size_t huge_rounded(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+inline void* map_huge(std::size_t bytes) {
+  const std::size_t length = huge_rounded(bytes);
+  void* p = ::mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  const auto base = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
+  // The head and tail beyond the aligned block (the tail is never empty:
+  // aligned < base + kHugePage). A failed unmap only leaves them mapped, unused.
+  if (aligned > base) ::munmap(p, aligned - base);
+  ::munmap(reinterpret_cast<void*>(aligned + length), base + kHugePage - aligned);
+#ifdef MADV_HUGEPAGE
+  ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);  // advisory
+#endif
+  return reinterpret_cast<void*>(aligned);
+}
+inline void unmap_huge(void* p, std::size_t bytes) noexcept { ::munmap(p, huge_rounded(bytes)); }
+
 // An allocator for a solver's own large arrays: a block of 2 MiB or more is
-// a fresh anonymous mapping aligned to 2 MiB (its length rounded up to
-// 2 MiB) and asked for transparent huge pages, so every 2 MiB of it takes one
-// fault; smaller blocks come from std::allocator. malloc's large blocks start
+// a map_huge() block, so every 2 MiB of it takes one fault; smaller blocks
+// come from std::allocator. malloc's large blocks start
 // 16 bytes past a page at any 4 KiB offset, so advise_huge_pages() on them
 // leaves up to 2 MiB at each end in 4 KiB pages: on this (virtual) machine,
 // where a 4 KiB fault costs about 10 µs, a fresh 6 MB array took 12-14 ms
@@ -86,8 +109,8 @@ void resize_populated(std::vector<T, A>& v, std::size_t n) {
 template <class T>
 struct HugePageAllocator {
   using value_type = T;
-  static constexpr std::size_t kHuge = std::size_t{2} << 20;
-  static constexpr std::size_t kFrom = std::size_t{2} << 20;
+  static constexpr std::size_t kHuge = kHugePage;
+  static constexpr std::size_t kFrom = kHugePage;
 
   HugePageAllocator() = default;
   template <class U>
@@ -97,31 +120,16 @@ struct HugePageAllocator {
     if (n > (std::numeric_limits<std::size_t>::max() - 2 * kHuge) / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = n * sizeof(T);
     if (bytes < kFrom) return std::allocator<T>().allocate(n);
-    const std::size_t length = rounded(bytes);
-    void* p = ::mmap(nullptr, length + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    const auto base = reinterpret_cast<std::uintptr_t>(p);
-    const std::uintptr_t aligned = (base + kHuge - 1) / kHuge * kHuge;
-    // The head and tail beyond the aligned block (the tail is never empty:
-    // aligned < base + kHuge). A failed unmap only leaves them mapped, unused.
-    if (aligned > base) ::munmap(p, aligned - base);
-    ::munmap(reinterpret_cast<void*>(aligned + length), base + kHuge - aligned);
-#ifdef MADV_HUGEPAGE
-    ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);  // advisory
-#endif
-    return reinterpret_cast<T*>(aligned);
+    return static_cast<T*>(map_huge(bytes));
   }
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
     if (bytes < kFrom) {
       std::allocator<T>().deallocate(p, n);
     } else {
-      ::munmap(p, rounded(bytes));
+      unmap_huge(p, bytes);
     }
   }
-
- private:
-  static std::size_t rounded(std::size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
 };
 
 // Stateless: any two are equal, whatever their element types.

@@ -8,13 +8,12 @@
 // mostly disappear. Small tables come from calloc.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <cstddef>
-#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <utility>
+
+#include "core/fresh_memory.hpp"
 
 namespace pegasos {
 
@@ -29,19 +28,8 @@ class ZeroedTable {
       if (data_ == nullptr) throw std::bad_alloc();
       return;
     }
-    // Over-map by one huge page, then unmap the unaligned head and tail.
-    mapped_ = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-    const std::size_t span = mapped_ + kHugePage;
-    void* p = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    const auto base = reinterpret_cast<std::uintptr_t>(p);
-    const std::uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
-    if (aligned > base) ::munmap(p, aligned - base);
-    if (const std::size_t tail = base + span - (aligned + mapped_); tail > 0) {
-      ::munmap(reinterpret_cast<void*>(aligned + mapped_), tail);
-    }
-    data_ = reinterpret_cast<double*>(aligned);
-    ::madvise(data_, mapped_, MADV_HUGEPAGE);  // advisory: ignored where unsupported
+    data_ = static_cast<double*>(map_huge(bytes));  // zeroed by the kernel
+    mapped_ = bytes;
   }
   ZeroedTable(const ZeroedTable&) = delete;
   ZeroedTable& operator=(const ZeroedTable&) = delete;
@@ -52,7 +40,7 @@ class ZeroedTable {
   }
   ~ZeroedTable() {
     if (mapped_ != 0) {
-      ::munmap(data_, mapped_);
+      unmap_huge(data_, mapped_);
     } else {
       std::free(data_);
     }
@@ -65,7 +53,6 @@ class ZeroedTable {
   const double& operator[](std::size_t i) const { return data_[i]; }
 
  private:
-  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   void swap(ZeroedTable& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(size_, o.size_);
@@ -73,7 +60,7 @@ class ZeroedTable {
   }
   double* data_ = nullptr;
   std::size_t size_ = 0;
-  std::size_t mapped_ = 0;  // bytes mapped (0: the table came from calloc)
+  std::size_t mapped_ = 0;  // bytes asked of map_huge (0: the table came from calloc)
 };
 
 }  // namespace pegasos
