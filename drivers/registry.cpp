@@ -170,11 +170,17 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
       config.source ? config.source : std::make_shared<const Model>(load_model(config.source_model));
   const Model& source = *loaded;
   check_source_model(config, source, train);  // again: callers of train_model may not have checked
-  // o_i = w_R·x_i once per example; w_R is zero where the source never saw a feature.
+  // o_i = w_R·x_i + b_R once per example (the source model's whole score);
+  // w_R is zero where the source never saw a feature. The target trains
+  // u = w − w_R and its own u_b = b − b_R, so the prior is the source model
+  // itself, intercept included: a large λ returns the source's predictions
+  // (with b_R left out, a large λ gave w_R with an intercept near 0, worse
+  // than the source model alone on 25 target messages).
+  const double source_bias = source.bias.empty() ? 0.0 : source.bias[0];
   std::vector<double> offset(train.size());
   parallel_for_index(train.size(), [&](std::size_t i) {
     const RowView x = train.row(i);
-    double s = 0.0;
+    double s = source_bias;
     for (std::uint32_t j = 0; j < x.nnz; ++j) {
       if (x.indices[j] < source.dimension) s += static_cast<double>(x.values[j]) * source.weights[x.indices[j]];
     }
@@ -186,21 +192,25 @@ Model train_transfer(const TrainConfig& config, const Dataset& train,
     source_loss += train.row(i).weight * std::max(0.0, 1.0 - y * offset[i]);
   }
   source_loss /= static_cast<double>(train.size());
-  // A warm start trains u from u_old = w_old − w_R (the target's bias is its own).
+  // A warm start trains u from u_old = w_old − w_R, u_b from b_old − b_R.
   std::optional<WarmStart> warm;
   if (old != nullptr) {
     const std::vector<double> carry =
         dual_carry_factors(*old, config.engine.lambda, train, std::vector<double>(train.classes.size(), 1.0));
     warm = warm_start_of(*old, train, -1, entries, &carry);
     for (std::uint32_t j = 0; j < std::min(train.dimension, source.dimension); ++j) warm->weights[j] -= source.weights[j];
+    if (!warm->bias.empty()) warm->bias[0] -= source_bias;
   }
   TrainResult r = train_with_solver(train, TransferHinge(1, std::move(offset), source_loss), config.engine, on_epoch,
                                     warm ? &*warm : nullptr);
-  const double regulariser = plain_regulariser(config.engine.lambda, r, config.engine.bias);  // λ/2‖w − w_R‖²
-  // w = w_R + u, over the union of both feature spaces.
+  // λ/2 (‖w − w_R‖² + (b − b_R)² with bias feature)
+  const double regulariser = plain_regulariser(config.engine.lambda, r, config.engine.bias);
+  // w = w_R + u, over the union of both feature spaces; b = b_R + u_b.
   const std::uint32_t dim = std::max(r.dimension, source.dimension);
   r.weights.resize(dim, 0.0);
   for (std::uint32_t j = 0; j < source.dimension; ++j) r.weights[j] += source.weights[j];
+  if (r.bias.empty()) r.bias.assign(1, 0.0);
+  r.bias[0] += source_bias;
   r.dimension = dim;
   return package(config, train, std::move(r), regulariser, hashes);
 }

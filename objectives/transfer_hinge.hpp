@@ -3,11 +3,14 @@
 //   P(w, b) = λ/2 ‖w − w_R‖² + (1/n) Σ_i max(0, 1 − y_i (w·x_i + b))
 //
 // The engine trains u = w − w_R with its usual scale trick; this plugin adds
-// the fixed offset o_i = w_R·x_i (computed once per training example) to every
-// score, so a step still costs O(nnz). b is the target's own bias (the source
-// bias is not transferred). Large λ keeps w at w_R; w_R = 0 is plain hinge.
+// the fixed offset o_i = w_R·x_i + b_R (the source model's whole score,
+// computed once per example) to every score, so a step still costs O(nnz).
+// The engine's own bias is u_b = b − b_R: with a regularised bias feature the
+// intercept is pulled toward the source's too (drivers/registry.cpp adds w_R
+// and b_R back). Large λ keeps the model at the source's; w_R = 0, b_R = 0 is
+// plain hinge.
 //
-// Sub-gradient w.r.t. s = u·x + o + b: −y if y·s < 1, else 0 (as for hinge).
+// Sub-gradient w.r.t. s = u·x + o + u_b: −y if y·s < 1, else 0 (as for hinge).
 //
 // Projection radius for u: in u the problem is a hinge SVM whose example i has
 // margin target 1 − y_i o_i. Its dual has α_i ∈ [0, 1] and, at the optimum,

@@ -185,6 +185,76 @@ TEST_CASE("transfer with a huge lambda returns the source model", "[objective]")
   rmdir(dir.c_str());
 }
 
+namespace {
+// Two features u, v ∈ [0, 1): label u > 0.7 (flipped with probability 0.05),
+// so a separating model needs an intercept well away from 0.
+Dataset shifted_threshold(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Dataset ds;
+  ds.classes = {"-1", "1"};
+  ds.source = "shifted";
+  for (std::size_t i = 0; i < n; ++i) {
+    const float u = static_cast<float>(rng.uniform()), v = static_cast<float>(rng.uniform());
+    int label = u > 0.7f ? 1 : 0;
+    if (rng.uniform() < 0.05) label = 1 - label;
+    const std::uint32_t idx[] = {0, 1};
+    const float val[] = {u, v};
+    ds.append_row(idx, val, label);
+  }
+  return ds;
+}
+}  // namespace
+
+TEST_CASE("transfer regularises toward the source model's intercept too", "[objective]") {
+  char dir_template[] = "/tmp/pegasos-transfer-XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const Dataset source = shifted_threshold(400, 5);
+  Model src = train_model(config_from_json({{"lambda", 1e-3}, {"bias", "feature"}}, "test"), source, {});
+  REQUIRE(src.bias[0] < -0.5);  // the source needs its intercept
+  save_model(src, dir + "/source.json");
+  const Dataset target = shifted_threshold(60, 6);
+
+  // A huge λ returns the source model, intercept included (with bias none the
+  // intercept is the prior's, b = b_R exactly).
+  for (const char* bias : {"feature", "none"}) {
+    INFO("bias " << bias);
+    const Model m = train_model(
+        config_from_json({{"objective", "transfer"}, {"source_model", dir + "/source.json"}, {"lambda", 1e5}, {"bias", bias}},
+                         "test"),
+        target, {});
+    for (std::uint32_t j = 0; j < 2; ++j) CHECK(m.weights[j] == Approx(src.weights[j]).margin(1e-3));
+    CHECK(m.bias[0] == Approx(src.bias[0]).margin(1e-3));
+  }
+
+  // At a moderate λ the model minimises λ/2 (‖w − w_R‖² + (b − b_R)²) + mean hinge:
+  // an independent dual solver on the target with a constant feature 1 and the
+  // source's whole score as the offset gives P*.
+  const double lambda = 1e-2;
+  const Model m = train_model(
+      config_from_json({{"objective", "transfer"}, {"source_model", dir + "/source.json"}, {"lambda", lambda},
+                        {"bias", "feature"}, {"tolerance", 1e-6}},
+                       "test"),
+      target, {});
+  reference::Problem p = fixtures::to_problem(target, true);
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    p.offset.push_back(src.bias[0] + src.weights[0] * p.x[i][0] + src.weights[1] * p.x[i][1]);
+  }
+  const double p_star = reference::primal(p, reference::solve(p, lambda), lambda);
+  double reg = 0.0, loss = 0.0;
+  for (std::uint32_t j = 0; j < 2; ++j) reg += (m.weights[j] - src.weights[j]) * (m.weights[j] - src.weights[j]);
+  reg += (m.bias[0] - src.bias[0]) * (m.bias[0] - src.bias[0]);
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    const double s = m.bias[0] + m.weights[0] * p.x[i][0] + m.weights[1] * p.x[i][1];
+    loss += std::max(0.0, 1.0 - p.y[i] * s) / static_cast<double>(target.size());
+  }
+  const double p_model = lambda / 2 * reg + loss;
+  INFO("P(model) " << p_model << " P* " << p_star);
+  CHECK(p_model == Approx(p_star).epsilon(1e-4));
+  CHECK(m.training.objective == Approx(p_model).epsilon(1e-9));
+  std::remove((dir + "/source.json").c_str());
+  rmdir(dir.c_str());
+}
+
 TEST_CASE("one-vs-all equals K independent binary runs with derived seeds, for any thread count", "[objective][ova]") {
   const Dataset ds = fixtures::blobs(300, 6, 4, 17, 0.5);
   EngineSettings s = plain(1e-3);
