@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "core/json_nesting.hpp"
 #include "core/suggest.hpp"
 #include "io/feature_map_json.hpp"
 #include "io/kernel_settings_json.hpp"
@@ -213,6 +214,7 @@ std::pair<std::string, json> parse_override(const std::string& text) {
   }
   std::string key = text.substr(0, eq);
   std::string value = text.substr(eq + 1);
+  if (json_nesting::too_deep(value)) throw ConfigError("--set " + key + ": " + json_nesting::error());
   json parsed = json::parse(value, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
     // A number JSON cannot hold (1e400) is an error, not the string "1e400".
@@ -570,6 +572,7 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
   std::string origin = "defaults";
   if (!path.empty()) {
     const std::string text = read_file_bytes(path);
+    if (json_nesting::too_deep(text)) throw ConfigError(path + ": " + json_nesting::error());
     try {
       merged = json::parse(text, nullptr, true, /*ignore_comments=*/true);
     } catch (const json::parse_error& e) {

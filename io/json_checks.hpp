@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/json_nesting.hpp"
 
 namespace pegasos::json_checks {
 
@@ -43,6 +44,7 @@ inline std::uint64_t positive_integer(const nlohmann::json& v, const std::string
 
 // The JSON of a model file; a parse failure is an InputError naming the file.
 inline nlohmann::json parse_model_file(const std::string& text, const std::string& name) {
+  if (json_nesting::too_deep(text)) throw InputError(name + ": not a valid model file (" + json_nesting::error() + ")");
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

@@ -202,6 +202,15 @@ TEST_CASE("cli: bad input exits with 2 and says where", "[cli]") {
     s.replace(s.find("12345.5"), 7, "1e999");
     write_text(huge, s);
     expect_error("predict " + q(huge) + " " + q(f.test), {huge});
+    // A value nested 100000 deep (once a crash: the error printer recursed).
+    const std::string deep = f.dir.file("deep.json");
+    std::string d = j.dump();
+    d.replace(d.find("12345.5"), 7, std::string(100000, '[') + std::string(100000, ']'));
+    write_text(deep, d);
+    expect_error("predict " + q(deep) + " " + q(f.test), {deep, "nested deeper than 256"});
+    const std::string deep_config = f.dir.file("deep_config.json");
+    write_text(deep_config, "{\"lambda\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+    expect_error("train -q -c " + q(deep_config) + " " + q(f.train) + " " + q(f.model), {deep_config, "nested deeper"});
     expect_error("predict " + q(f.dir.file("none.json")) + " " + q(f.test), {"none.json"});
   }
   SECTION("eval with a label the model does not know") {

@@ -260,4 +260,13 @@ TEST_CASE("config: invalid files name the file", "[config]") {
   CHECK_THROWS_AS(pegasos::load_train_config((fs::temp_directory_path() / "pegasos-no-such-config.json").string(), {}),
                   pegasos::InputError);
   CHECK_THROWS_WITH(pegasos::config_from_json(json::array(), "x"), Contains("x: a configuration is a JSON object"));
+  // Nesting deep enough to crash a recursive printer or copy is refused before
+  // parsing, naming the file or the --set key (exit 2); 256 levels are fine.
+  const std::string deep = dir.write("deep.json", "{\"lambda\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  CHECK_THROWS_AS(pegasos::load_train_config(deep, {}), ConfigError);
+  CHECK_THROWS_WITH(pegasos::load_train_config(deep, {}), Contains(deep) && Contains("nested deeper than 256"));
+  CHECK_THROWS_WITH(pegasos::parse_override("lambda=" + std::string(300, '[') + std::string(300, ']')),
+                    Contains("--set lambda") && Contains("nested deeper"));
+  CHECK(pegasos::parse_override("k=" + std::string(255, '[') + std::string(255, ']')).second.is_array());
+  CHECK(pegasos::parse_override("k=\"" + std::string(1000, '[') + "\"").second.is_string());  // inside a string: no nesting
 }

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
@@ -177,6 +179,27 @@ TEST_CASE("journal: a cut-off last line is ignored and its run redone; a damaged
   for (const auto& l : lines) text += l + "\n";
   write_text(journal, text);
   CHECK_THROWS_WITH(run_experiment(e, options(dir.file("out"), true)), Contains("line 4 is damaged"));
+
+  // A line that parses but lacks a field the results read, or holds the wrong
+  // type, is damaged too (a missing "training" once hung the results).
+  lines = lines_of(journal);
+  const json good = json::parse(lines[1]);
+  const std::vector<std::function<void(json&)>> edits = {
+      [](json& r) { r.erase("training"); },           [](json& r) { r.erase("timing"); },
+      [](json& r) { r.erase("params"); },             [](json& r) { r["metrics"] = "x"; },
+      [](json& r) { r["training"] = "x"; },           [](json& r) { r["metrics"]["accuracy"] = "abc"; },
+      [](json& r) { r["training"]["epochs"] = "3"; }, [](json& r) { r["timing"]["train_seconds"] = nullptr; },
+      [](json& r) { r["point"] = -1; },               [](json& r) { r["fold"] = "0"; }};
+  for (std::size_t k = 0; k < edits.size(); ++k) {
+    INFO("edit " << k);
+    json r = good;
+    edits[k](r);
+    text.clear();
+    for (std::size_t i = 0; i < lines.size(); ++i) text += (i == 1 ? r.dump() : lines[i]) + "\n";
+    write_text(journal, text);
+    CHECK_THROWS_AS(run_experiment(e, options(dir.file("out"), true)), ConfigError);  // exit 2
+    CHECK_THROWS_WITH(run_experiment(e, options(dir.file("out"), true)), Contains("line 2 is damaged"));
+  }
 
   // An empty journal (killed before the header was in place): everything runs.
   write_text(journal, "");

@@ -11,6 +11,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/errors.hpp"
+#include "core/json_nesting.hpp"
 #include "core/input_stream.hpp"
 
 namespace pegasos {
@@ -128,6 +129,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options) {
   return parse_corpus_lines(bytes, name, options.first_line, [&](std::string_view line, CorpusChunk& c) {
     json j;
+    if (json_nesting::too_deep(line)) throw LineFailure{0, "invalid JSON: " + json_nesting::error()};
     try {
       j = json::parse(line);
     } catch (const json::parse_error& e) {

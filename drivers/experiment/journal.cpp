@@ -16,6 +16,7 @@
 
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
+#include "core/json_nesting.hpp"
 #include "io/model_json.hpp"
 
 namespace pegasos::experiment_detail {
@@ -53,10 +54,33 @@ void hash_dataset(XXH3_state_t* state, const Dataset& d) {
 }
 
 // A run's line: an object with the keys that place it.
+// Every field the results and the summary read, with its type: a line that
+// parses but lacks one (or holds a string where a number belongs) is damaged,
+// never copied into results.json (a missing "training" once hung the CSV).
+bool object_of_numbers(const json& j) {  // null: a metric that does not apply
+  if (!j.is_object()) return false;
+  for (const auto& [key, v] : j.items()) {
+    if (!(v.is_number() || v.is_null())) return false;
+  }
+  return true;
+}
+
 bool is_run_record(const json& j) {
-  return j.is_object() && j.contains("id") && j["id"].is_number_unsigned() && j.contains("phase") &&
-         j.contains("point") && j.contains("repeat") && j.contains("fold") && j.contains("seed") &&
-         j.contains("metrics");
+  if (!j.is_object()) return false;
+  const auto unsigned_at = [&](const char* key) { return j.contains(key) && j[key].is_number_unsigned(); };
+  if (!(unsigned_at("id") && unsigned_at("point") && unsigned_at("repeat") && j.contains("seed") &&
+        j["seed"].is_number() && j.contains("phase") && j["phase"].is_string() && j.contains("fold") &&
+        (j["fold"].is_null() || j["fold"].is_number_unsigned()))) {
+    return false;
+  }
+  if (!(j.contains("params") && j["params"].is_object() && j.contains("metrics") && object_of_numbers(j["metrics"]) &&
+        j.contains("timing") && j["timing"].is_object() && j["timing"].contains("train_seconds") &&
+        j["timing"]["train_seconds"].is_number())) {
+    return false;
+  }
+  if (!j.contains("training") || !j["training"].is_object()) return false;
+  const json& t = j["training"];
+  return t.contains("iterations") && t["iterations"].is_number() && t.contains("epochs") && t["epochs"].is_number();
 }
 
 bool is_header(const json& j) {
@@ -86,7 +110,8 @@ Contents read_contents(const std::string& path) {
     const std::size_t end = newline == std::string::npos ? text.size() : newline;
     const std::size_t next = newline == std::string::npos ? text.size() : newline + 1;
     ++line_number;
-    const json j = json::parse(std::string_view(text).substr(pos, end - pos), nullptr, false);
+    const std::string_view line = std::string_view(text).substr(pos, end - pos);
+    const json j = json_nesting::too_deep(line) ? json(json::value_t::discarded) : json::parse(line, nullptr, false);
     const bool ok =
         newline != std::string::npos && !j.is_discarded() && (line_number == 1 ? is_header(j) : is_run_record(j));
     if (!ok) {

@@ -7,6 +7,7 @@
 
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
+#include "core/json_nesting.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/experiment/common.hpp"
 
@@ -363,6 +364,7 @@ Experiment parse_experiment(const json& j, const std::string& file) {
 
 Experiment load_experiment(const std::string& path) {
   const std::string text = read_file_bytes(path);
+  if (json_nesting::too_deep(text)) throw ConfigError(path + ": " + json_nesting::error());
   json j;
   try {
     j = json::parse(text, nullptr, true, /*ignore_comments=*/true);
