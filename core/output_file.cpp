@@ -131,10 +131,43 @@ mode_t default_file_mode() {
 
 }  // namespace
 
+namespace {
+
+// The descriptor a path names when it is one of this process's own
+// (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1.
+int inherited_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/")}) {
+    if (path.size() <= prefix.size() || path.size() > prefix.size() + 9 || path.compare(0, prefix.size(), prefix) != 0) {
+      continue;
+    }
+    int fd = 0;
+    for (std::size_t i = prefix.size(); i < path.size(); ++i) {
+      if (path[i] < '0' || path[i] > '9') return -1;
+      fd = fd * 10 + (path[i] - '0');
+    }
+    return fd;
+  }
+  return -1;
+}
+
+}  // namespace
+
 OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
   if (path.empty() || path == "-") {
     name_ = "standard output";
     fd_ = STDOUT_FILENO;
+    interactive_ = is_interactive_fd(fd_);
+    return;
+  }
+  // /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: a descriptor this
+  // process already has, written in place through it (its offset, O_APPEND
+  // of `>>`). Resolved as a path it would be the file the shell opened, and
+  // replacing that file lost what `>>` was appending to.
+  if (const int inherited = inherited_descriptor(path); inherited >= 0) {
+    fd_ = ::fcntl(inherited, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) throw InputError(path + ": cannot open output: " + std::strerror(errno));
     interactive_ = is_interactive_fd(fd_);
     return;
   }

@@ -78,6 +78,18 @@ else
   echo "note: mknod not permitted here; device node case skipped" >&2
 fi
 
+# /dev/stdout, /dev/fd/N: the descriptor the shell opened, written through in
+# place (with >> the output is appended; the file was once replaced instead).
+echo OLD > appended.out
+"$P" predict m.json d.svm --output /dev/stdout >> appended.out || fail "predict --output /dev/stdout >>"
+{ echo OLD; cat file.out; } > appended.want
+same appended.out appended.want "predict --output /dev/stdout >> (appended)"
+echo OLD > fd3.out
+"$P" predict m.json d.svm --output /dev/fd/3 3>> fd3.out || fail "predict --output /dev/fd/3"
+same fd3.out appended.want "predict --output /dev/fd/3 3>> (appended)"
+"$P" predict m.json d.svm --output /dev/fd/9 2> fd9.err && fail "--output /dev/fd/9 (not open) exited 0"
+grep -q "/dev/fd/9" fd9.err || fail "--output /dev/fd/9 said: $(cat fd9.err)"
+
 # Write errors are errors.
 for cmd in "predict m.json d.svm" "eval m.json d.svm" "predict m.json d.svm -o /dev/full" "eval m.json d.svm --json /dev/full" \
            "featurize -q d.jsonl /dev/full" "--help"; do
