@@ -216,6 +216,19 @@ std::pair<std::string, json> parse_override(const std::string& text) {
   std::string value = text.substr(eq + 1);
   if (json_nesting::too_deep(value)) throw ConfigError("--set " + key + ": " + json_nesting::error());
   json parsed = json::parse(value, nullptr, /*allow_exceptions=*/false);
+  const std::size_t first = value.find_first_not_of(" \t\r\n");
+  if (parsed.is_discarded() && first != std::string::npos && (value[first] == '{' || value[first] == '[' || value[first] == '"')) {
+    // Meant as JSON (an object, an array, a quoted string) but not valid: say
+    // why, as a config file would, rather than take it for a bare word.
+    try {
+      const json strict = json::parse(value);
+      parsed = strict;  // not reached: the lenient parse above failed on the same text
+    } catch (const json::exception& e) {
+      std::string why = e.what();
+      if (const std::size_t cut = why.find("] "); cut != std::string::npos) why = why.substr(cut + 2);
+      throw ConfigError("--set " + key + ": invalid JSON value: " + why);
+    }
+  }
   if (parsed.is_discarded()) {
     // A number JSON cannot hold (1e400) is an error, not the string "1e400".
     char* end = nullptr;
@@ -467,7 +480,9 @@ void read_run_settings(json& all, const std::string& origin, TrainConfig& c) {
   if (threads < 0 || threads > 4096) fail(origin, "threads", "must be between 0 (all cores) and 4096");
   c.threads = static_cast<int>(threads);
   e.tolerance = number(all["tolerance"], origin, "tolerance");
-  if (!(e.tolerance > 0)) fail(origin, "tolerance", "must be > 0");
+  // A relative duality gap (P − D)/P is at most 1 (D ≥ 0 for every objective
+  // here): a tolerance of 1 or more would certify any point, even α = 0.
+  if (!(e.tolerance > 0 && e.tolerance < 1)) fail(origin, "tolerance", "must be > 0 and < 1 (a relative duality gap)");
   const std::int64_t max_epochs = integer(all["max_epochs"], origin, "max_epochs");
   if (max_epochs < 0 || max_epochs > 1000000) {
     fail(origin, "max_epochs", "must be between 0 (sized from the problem) and 1000000");

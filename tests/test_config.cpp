@@ -154,6 +154,13 @@ TEST_CASE("config: parse_override", "[config]") {
   CHECK_THROWS_AS(pegasos::parse_override("lambda"), ConfigError);
   CHECK_THROWS_WITH(pegasos::parse_override("lambda"), Contains("lambda") && Contains("expected KEY=VALUE"));
   CHECK_THROWS_WITH(pegasos::parse_override("=5"), Contains("expected KEY=VALUE"));
+  // Meant as JSON but malformed (or a number JSON cannot hold): the JSON error, not a bare word.
+  CHECK_THROWS_WITH(pegasos::parse_override("kernel={\"type\":\"rbf\",}"), Contains("--set kernel: invalid JSON value"));
+  CHECK_THROWS_WITH(pegasos::parse_override("class_weight={\"1\":1,\"-1\":1"), Contains("--set class_weight: invalid JSON value"));
+  CHECK_THROWS_WITH(pegasos::parse_override("class_weight={\"1\":1e400}"), Contains("invalid JSON value"));
+  CHECK_THROWS_WITH(pegasos::parse_override("k=[1,"), Contains("invalid JSON value"));
+  CHECK_THROWS_AS(pegasos::parse_override("positive_label=\"spam"), ConfigError);
+  CHECK(pegasos::parse_override("label_column=a[1]") == P{"label_column", "a[1]"});  // not JSON-looking: a word
 }
 
 TEST_CASE("config: unknown keys name the key and suggest the closest", "[config]") {
@@ -200,6 +207,8 @@ TEST_CASE("config: wrong types", "[config]") {
       {{{"batch_size", 0}}, "batch_size: must be between 1 and 1000000"},
       {{{"threads", -1}}, "threads: must be between 0"},
       {{{"tolerance", 0}}, "tolerance: must be > 0"},
+      {{{"tolerance", 1}}, "tolerance: must be > 0 and < 1"},
+      {{{"tolerance", 1e10}}, "tolerance: must be > 0 and < 1"},
       {{{"max_epochs", -1}}, "max_epochs: must be between 0 (sized from the problem) and 1000000"},
       {{{"average_gamma", -1}}, "average_gamma: must be >= 0"},
       {{{"epochs", -2}}, "epochs: must be between 0 (automatic) and 1000000"},
