@@ -224,6 +224,13 @@ std::string canonical_label(std::string_view token) {
     return std::string(buf, out.ptr);
   }
   if (!valid_utf8(token)) throw InputError("label " + quote(token) + " is not valid UTF-8");
+  for (const char c : token) {
+    // Labels are printed as a column of tab-separated output: a tab or a line
+    // break inside one would split the line.
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      throw InputError("label " + quote(token) + " contains a control character (tab, line break, ...)");
+    }
+  }
   return std::string(token);
 }
 

@@ -600,6 +600,13 @@ TEST_CASE("JSONL errors name file and line", "[text][io]") {
         "c.jsonl:1: field \"label\" must be a string or a number, found boolean");
   CHECK(error("{\"text\": \"a\", \"label\": \"\"}\n") == "c.jsonl:1: empty label in field \"label\"");
   CHECK(error("[1, 2]\n") == "c.jsonl:1: expected a JSON object, found array");
+  // A tab or a line break in a label would split the tab-separated output.
+  CHECK(error(ok + "{\"text\": \"a\", \"label\": \"sp\\nam\"}\n") ==
+        "c.jsonl:2: label 'sp?am' contains a control character (tab, line break, ...)");
+  CHECK_THAT(error("{\"text\": \"a\", \"label\": \"h\\tam\"}\n"), Contains("c.jsonl:1:") && Contains("control character"));
+  // Nesting deep enough to crash a recursive printer: refused before parsing.
+  CHECK(error(ok + "{\"text\": \"a\", \"label\": \"x\", \"deep\": " + std::string(300, '[') + std::string(300, ']') + "}\n") ==
+        "c.jsonl:2: invalid JSON: JSON nested deeper than 256 levels");
   const std::string bad_utf8 = error("{\"text\": \"\xFF\", \"label\": \"x\"}\n");
   CHECK_THAT(bad_utf8, Contains("c.jsonl:1:11: invalid JSON") && Contains("ill-formed UTF-8"));
   CHECK_NOTHROW(json(bad_utf8).dump());  // the quoted byte is masked
@@ -644,6 +651,15 @@ TEST_CASE("read_text_corpus: format by name, gzip, one folder per class", "[text
   CHECK(c.texts == Strings{"first", "second", "win"});
   fs::create_directories(dir.file("empty/ham"));
   CHECK_THROWS_WITH(pegasos::read_text_corpus(dir.file("empty"), {}), Contains("no documents"));
+
+  // Binary files (NUL bytes) are not documents: named, exit 2.
+  write_text(root + "/ham/c.bin", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
+  CHECK_THROWS_AS(pegasos::read_text_corpus(root, {}), InputError);
+  CHECK_THROWS_WITH(pegasos::read_text_corpus(root, {}), root + "/ham/c.bin: binary data (NUL bytes), not a text document");
+  pegasos::TextReadOptions unlabelled;
+  unlabelled.require_labels = false;
+  CHECK_THROWS_WITH(pegasos::read_text_corpus(root + "/ham/c.bin", unlabelled), Contains("c.bin: binary data (NUL bytes)"));
+  CHECK(pegasos::read_text_corpus(root + "/ham/a.eml", unlabelled).texts == Strings{"first"});  // one document
 }
 
 TEST_CASE("make_text_dataset sets classes and labels like the LIBSVM reader", "[text]") {

@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_nesting.hpp"
+#include "core/parse_chunks.hpp"
 #include "core/input_stream.hpp"
 
 namespace pegasos {
@@ -244,6 +245,9 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
   tbb::parallel_for(std::size_t{0}, files.size(), [&](std::size_t i) {
     try {
       corpus.texts[i] = read_file_bytes(files[i].string());
+      if (reader_detail::looks_binary(corpus.texts[i])) {
+        throw InputError(files[i].string() + ": binary data (NUL bytes), not a text document");
+      }
     } catch (const std::exception& e) {
       errors[i] = e.what();
     }
@@ -274,6 +278,9 @@ TextCorpus parse_text_corpus(const std::string& bytes, TextFormat format, const 
   if (format == TextFormat::kAuto) format = sniff_text_format(bytes);
   if (format == TextFormat::kDirectory) throw InputError(input_name(path) + ": format text_dir needs a folder, not a stream");
   const std::string name = input_name(path);
+  // NUL bytes in its first 64 KiB: an executable, an image, an archive, not
+  // text (a mail message, JSON Lines and TSV never hold a raw NUL).
+  if (reader_detail::looks_binary(bytes)) throw InputError(name + ": binary data (NUL bytes), not text");
   if (format == TextFormat::kDocument) {
     TextCorpus corpus;
     corpus.source = name;
