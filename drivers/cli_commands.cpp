@@ -16,6 +16,14 @@ namespace {
 const CLI::Validator kNonEmptyPath(
     [](std::string& v) { return v.empty() ? std::string("an empty path (use - for standard output)") : std::string(); },
     "PATH");
+// `run --output`: a folder (results.json, runs.jsonl, plots), never a stream.
+const CLI::Validator kFolderPath(
+    [](std::string& v) {
+      if (v.empty()) return std::string("an empty path (give a folder)");
+      if (v == "-") return std::string("a results folder, not standard output (give a folder)");
+      return std::string();
+    },
+    "DIR");
 const CLI::Validator kFinite(
     [](std::string& v) {
       char* end = nullptr;
@@ -185,7 +193,7 @@ CLI::App* add_run_command(CLI::App& app, Commands& c, bool options) {
   if (!options) return run;
   run->add_option("experiment", c.experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
   run->add_option("--output,-o", c.output, "results folder (default: <name>_results/ next to the experiment file)")
-      ->check(kNonEmptyPath);
+      ->check(kFolderPath);
   run->add_flag("--quiet,-q", c.quiet, "no progress bar or summary on stderr");
   run->add_flag("--resume", c.resume, "continue an interrupted run: skip the runs in the results folder's runs.jsonl");
   return run;

@@ -344,6 +344,19 @@ int main_impl(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return report_parse_error(app, e, argc, argv);
   }
+  // Standard input feeds one input at most (read once, it cannot be both the
+  // model and the data, or the data and the weights).
+  std::vector<std::string> from_stdin;
+  for (const auto& [what, path] : {std::pair<const char*, const std::string*>{"--config", &c.config_path},
+                                   {"MODEL", &c.model_path}, {"DATA", &c.data_path},
+                                   {"--weights", &c.inputs.weights_file}, {"--init-model", &c.inputs.init_model}}) {
+    if (*path == "-" && !(what == std::string("MODEL") && train->parsed())) from_stdin.push_back(what);  // train: MODEL is the output
+  }
+  if (from_stdin.size() > 1) {
+    std::string list;
+    for (const auto& w : from_stdin) list += (list.empty() ? "" : " and ") + w;
+    throw InputError("standard input (-) can be read for one input only, not for " + list);
+  }
   c.inputs.add_to(c.sets);
   c.operating.add_to(c.sets);
   if (train->parsed() && c.cv.folds == 0 && !c.model_path.empty() && c.cv.grid.empty() && !c.cv.refit && !c.cv.cold) {

@@ -188,6 +188,13 @@ TEST_CASE("cli: bad input exits with 2 and says where", "[cli]") {
     REQUIRE(pegasos_run(f.dir, "train -q --set epochs=2 " + q(f.train) + " " + q(f.model)).code == 0);
     expect_error("predict " + q(f.model) + " " + q(missing), {missing});
   }
+  SECTION("standard input for two inputs, or as the results folder") {
+    REQUIRE(pegasos_run(f.dir, "train -q --set epochs=2 " + q(f.train) + " " + q(f.model)).code == 0);
+    expect_error("predict - -", {"standard input (-) can be read for one input only", "MODEL and DATA"});
+    expect_error("eval - -", {"MODEL and DATA"});
+    expect_error("train -q --weights - - " + q(f.model), {"DATA and --weights"});
+    expect_error("run -q " + q(f.model) + " --output -", {"--output", "not standard output"});
+  }
   SECTION("corrupt or missing model for predict and eval") {
     REQUIRE(pegasos_run(f.dir, "train -q --set epochs=2 " + q(f.train) + " " + q(f.model)).code == 0);
     const std::string text = read_text(f.model);

@@ -58,7 +58,7 @@ TEST_CASE("a misspelt option gets a suggestion and exit 2", "[cli][habits]") {
   CHECK(ok.code == 0);
 }
 
-TEST_CASE("dotted --set keys set nested settings; typos inside them get suggestions", "[cli][habits]") {
+TEST_CASE("dotted --set keys set nested settings, typos inside them get suggestions", "[cli][habits]") {
   TempDir dir("habits");
   const std::string data = write_mail(dir), model = dir.file("m.json");
   const Run r = pegasos_run(dir, "train --quiet --set features.hash_bits=12 --set features.word_ngrams=2 " + q(data) +
@@ -204,7 +204,7 @@ TEST_CASE("predict and eval check a CSV file's columns against the CSV model's",
   CHECK(e.err.find("no label column") != std::string::npos);
 }
 
-TEST_CASE("messages name the row, the model file and the flag; out-of-range values and huge indices are exit 2",
+TEST_CASE("messages name the row, the model file and the flag, out-of-range values and huge indices are exit 2",
           "[cli][habits]") {
   TempDir dir("habits");
   const std::string mail = write_mail(dir), text_model = dir.file("t.json");

@@ -123,7 +123,7 @@ TEST_CASE("cv: the warm-started lambda path ends at the cold fit's objective", "
   }
 }
 
-TEST_CASE("cv: deterministic by seed and for any thread count; refit is the plain fit at the best lambda", "[cv]") {
+TEST_CASE("cv: deterministic by seed and for any thread count, refit is the plain fit at the best lambda", "[cv]") {
   TempDir dir("cv");
   const std::string data = dir.file("d.svm");
   testutil::write_text(data, fixtures::libsvm_text(fixtures::gaussian(300, 6, 11, 1.0, 0.3)));
@@ -176,7 +176,7 @@ TEST_CASE("cv: bad arguments are exit 2 naming the flag", "[cv]") {
   fails("--cv 3" + d + " " + q(dir.file("m.json")), "given without --refit");
 }
 
-TEST_CASE("cv: class weights select by balanced accuracy; a class too small for the folds is an error", "[cv]") {
+TEST_CASE("cv: class weights select by balanced accuracy, a class too small for the folds is an error", "[cv]") {
   const pegasos::Dataset data = fixtures::gaussian(120, 6, 9);
   pegasos::api::CvOptions options;
   options.folds = 3;

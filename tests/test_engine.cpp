@@ -206,7 +206,7 @@ TEST_CASE("scale-trick engine equals naive dense Pegasos to 1e-9", "[engine]") {
   REQUIRE(r.bias[0] == Approx(bias).margin(1e-9 * scale));
 }
 
-TEST_CASE("same seed gives a bit-identical model; thread count does not matter", "[engine]") {
+TEST_CASE("same seed gives a bit-identical model, thread count does not matter", "[engine]") {
   const Dataset ds = fixtures::gaussian(300, 15, 9, 0.6);
   EngineSettings s = settings(1e-3);
   s.sampling = GENERATE(Sampling::kUniform, Sampling::kPermutation);
@@ -278,7 +278,7 @@ TEST_CASE("traced objective: whole set with trace_sample 1, a fixed sample other
   CHECK(train(ds, Hinge(1), s).trace.back().sample_objective != estimate);
 }
 
-TEST_CASE("trace points every N iterations, inside epochs; tracing never changes the model", "[engine]") {
+TEST_CASE("trace points every N iterations, inside epochs, tracing never changes the model", "[engine]") {
   const Dataset ds = fixtures::gaussian(40, 6, 23, 0.7);
   EngineSettings s = settings(1e-2);
   s.iterations = 50;

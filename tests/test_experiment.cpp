@@ -82,7 +82,7 @@ RunOptions quiet_options(const std::string& output) {
   return o;
 }
 
-TEST_CASE("grid: Cartesian product in sorted key order, last key fastest; zip varies together", "[experiment]") {
+TEST_CASE("grid: Cartesian product in sorted key order, last key fastest, zip varies together", "[experiment]") {
   const json grid = {{"lambda", {0.1, 0.01, 0.001}}, {"batch_size", {1, 8}}};
   const auto points = expand_grid(grid, json::object(), "g");
   REQUIRE(points.size() == 6);
@@ -279,7 +279,7 @@ TEST_CASE("re-running reproduces results.json byte for byte apart from timing", 
   CHECK(a["experiment"]["data"]["test_examples"] == 60);
 }
 
-TEST_CASE("test runs without selection; multiclass writes plot scripts when gnuplot is missing", "[experiment]") {
+TEST_CASE("test runs without selection, multiclass writes plot scripts when gnuplot is missing", "[experiment]") {
   TempDir dir;
   write_data(dir);
   const json j = json::parse(R"({

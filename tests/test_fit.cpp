@@ -87,7 +87,7 @@ TEST_CASE("platt: the fit is the minimum of its loss (brute-force grid and local
   CHECK_THROWS_AS(pegasos::platt_fit({1, 2}, {1, 1}), std::invalid_argument);
 }
 
-TEST_CASE("probabilities: in [0, 1], monotone in the score, multiclass rows sum to 1; log-loss and Brier by formula",
+TEST_CASE("probabilities: in [0, 1], monotone in the score, multiclass rows sum to 1, log-loss and Brier by formula",
           "[fit]") {
   const std::vector<pegasos::Platt> one = {{-2.0, 0.3}};
   double prev = -1;

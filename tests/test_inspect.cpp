@@ -168,7 +168,7 @@ TEST_CASE("inspect: a bucket shared by several terms is reported as shared", "[i
   CHECK_THAT(text.out, Contains(" more)"));
 }
 
-TEST_CASE("inspect: keep_terms false keeps no terms; bucket numbers are shown", "[inspect][cli]") {
+TEST_CASE("inspect: keep_terms false keeps no terms, bucket numbers are shown", "[inspect][cli]") {
   TempDir dir("inspect");
   const std::string data = dir.write("mail.jsonl", tiny_corpus());
   const std::string model = train(dir, data, "--set 'features={\"keep_terms\":false}'", "m.json");

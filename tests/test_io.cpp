@@ -316,7 +316,7 @@ TEST_CASE("libsvm: two labels map to two classes with the expected positive clas
   CHECK(ds.class_counts() == std::vector<std::size_t>{2, 2});
 }
 
-TEST_CASE("libsvm: +1, 1, 1.0 and 1e0 are one label; -1 and -1.0 another", "[io]") {
+TEST_CASE("libsvm: +1, 1, 1.0 and 1e0 are one label, -1 and -1.0 another", "[io]") {
   const Dataset ds = libsvm("+1 1:1\n1 1:2\n1.0 1:3\n1e0 1:4\n-1 1:5\n-1.0 1:6\n-0 1:7\n0 1:8\n");
   REQUIRE(ds.classes == std::vector<std::string>{"-1", "0", "1"});
   CHECK(ds.labels == std::vector<int>{2, 2, 2, 2, 0, 0, 1, 1});
@@ -462,7 +462,7 @@ TEST_CASE("libsvm: malformed signs, numbers and indices stay errors in both pars
   CHECK_THROWS_WITH(libsvm_both(c.text), Contains(c.where) && Contains(c.what));
 }
 
-TEST_CASE("labels: one explicit '+' before a number; a second sign makes a name", "[io]") {
+TEST_CASE("labels: one explicit '+' before a number, a second sign makes a name", "[io]") {
   CHECK(pegasos::canonical_label("+1") == "1");
   CHECK(pegasos::canonical_label("+.5") == "0.5");
   CHECK(pegasos::canonical_label("+1e1") == "10");
@@ -884,7 +884,7 @@ TEST_CASE("csv: header detection and label column by index, from the end, or by 
   CHECK(zeros.labels == std::vector<int>{0, 1});
 }
 
-TEST_CASE("csv read for a model: its feature columns by name and count; unlabelled rows; wrong columns refused", "[io]") {
+TEST_CASE("csv read for a model: its feature columns by name and count, unlabelled rows, wrong columns refused", "[io]") {
   // A model trained on "label,a,b,c": the same rows in every accepted layout.
   ReadOptions model;
   model.model_feature_names = {"a", "b", "c"};

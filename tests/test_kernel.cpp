@@ -132,7 +132,7 @@ std::vector<double> all_scores(const KernelModel& m, const Dataset& ds) {
 
 }  // namespace
 
-TEST_CASE("kernels match their definitions; every dot product gives the same bits", "[kernel]") {
+TEST_CASE("kernels match their definitions, every dot product gives the same bits", "[kernel]") {
   Rng rng(GENERATE(1u, 2u, 3u));
   const Dataset ds = fixtures::gaussian(40, 37, rng.next(), 0.4);
   std::vector<double> dense(ds.dimension, 0.0);
@@ -567,7 +567,7 @@ TEST_CASE("kernel settings are validated naming the key", "[kernel][config]") {
   CHECK(ignored[0].find("kernel/degree") == 0);
 }
 
-TEST_CASE("gamma auto is 1/dimension; default epochs; polynomial overflow is reported", "[kernel]") {
+TEST_CASE("gamma auto is 1/dimension, default epochs, polynomial overflow is reported", "[kernel]") {
   const Dataset ds = fixtures::gaussian(50, 8, 3, 1.0);
   EngineSettings s = paper_settings(1e-2, 0);
   const KernelModel m = train_kernel(ds, KernelSettings{}, s);

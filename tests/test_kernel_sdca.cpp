@@ -257,7 +257,7 @@ TEST_CASE("kernel sdca: a linear kernel reaches the linear SDCA's objective (bia
   }
 }
 
-TEST_CASE("kernel sdca: the same model for the same seed and any thread count; another seed differs", "[kernel][sdca]") {
+TEST_CASE("kernel sdca: the same model for the same seed and any thread count, another seed differs", "[kernel][sdca]") {
   // n > 4096 rows so that kernel rows and g updates run in parallel blocks.
   const Dataset ds = fixtures::gaussian(4500, 6, 31, 1.0, 0.6);
   EngineSettings s = settings(1e-3, 1e-3);
@@ -279,7 +279,7 @@ TEST_CASE("kernel sdca: the same model for the same seed and any thread count; a
   CHECK(kernel_model_to_json(train_kernel_sdca(ds, ks, s)) != one);
 }
 
-TEST_CASE("kernel sdca: a run stopped at the cap says so; one-vs-all converges with one gap over the classes",
+TEST_CASE("kernel sdca: a run stopped at the cap says so, one-vs-all converges with one gap over the classes",
           "[kernel][sdca]") {
   const Dataset ds = fixtures::gaussian(200, 5, 41, 1.0, 0.3);
   EngineSettings s = settings(1e-5, 1e-9);

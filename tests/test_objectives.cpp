@@ -139,7 +139,7 @@ TEST_CASE("class_weight \"balanced\" gives n/(2 n_k) and label costs go to the r
   CHECK_THROWS_WITH(train_model(c, ds, {}), Catch::Contains("eggs") && Catch::Contains("does not occur"));
 }
 
-TEST_CASE("transfer: w_R = 0 is plain hinge; objective matches an independent reference", "[objective]") {
+TEST_CASE("transfer: w_R = 0 is plain hinge, objective matches an independent reference", "[objective]") {
   const Dataset ds = fixtures::gaussian(250, 10, 8, 0.8);
   const double lambda = 1e-2;
   EngineSettings s = plain(lambda);

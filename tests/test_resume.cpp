@@ -104,7 +104,7 @@ void check_each_run_once(const std::string& journal, std::size_t runs) {
   CHECK(*std::max_element(ids.begin(), ids.end()) == runs - 1);
 }
 
-TEST_CASE("journal: one line per finished run; --resume of a complete journal runs nothing and changes nothing",
+TEST_CASE("journal: one line per finished run, --resume of a complete journal runs nothing and changes nothing",
           "[experiment][resume]") {
   TempDir dir;
   const Experiment e = write_experiment(dir, small_experiment());
@@ -152,7 +152,7 @@ TEST_CASE("journal: --resume refuses a journal of another experiment or other da
   CHECK(read_text(journal) == before);
 }
 
-TEST_CASE("journal: a cut-off last line is ignored and its run redone; a damaged earlier line is refused",
+TEST_CASE("journal: a cut-off last line is ignored and its run redone, a damaged earlier line is refused",
           "[experiment][resume]") {
   TempDir dir;
   const Experiment e = write_experiment(dir, small_experiment());

@@ -135,7 +135,7 @@ TEST_CASE("sample weights: an ill-conditioned weighted problem certifies through
   CHECK(std::abs(objective_of(a) - objective_of(b)) <= 1e-3 * objective_of(b));
 }
 
-TEST_CASE("sample weights: weight 0 removes the row; equal weights are no weights, byte for byte", "[weights]") {
+TEST_CASE("sample weights: weight 0 removes the row, equal weights are no weights, byte for byte", "[weights]") {
   const Dataset ds = fixtures::gaussian(200, 6, 5, 0.8);
   const std::vector<std::string> sets{"lambda=0.001"};
   const std::string plain = train_json(ds, sets).dump();
@@ -195,7 +195,7 @@ TEST_CASE("sample weights: cross-validation folds and lambda auto carry the weig
   CHECK(m["training"].contains("selection"));
 }
 
-TEST_CASE("sample weights: a warm start from a weighted model resumes at its optimum; transfer is weighted too",
+TEST_CASE("sample weights: a warm start from a weighted model resumes at its optimum, transfer is weighted too",
           "[weights]") {
   const testutil::TempDir dir("weights-warm");
   const Dataset ds = fixtures::gaussian(200, 6, 21, 0.8);
@@ -221,18 +221,18 @@ TEST_CASE("sample weights: a warm start from a weighted model resumes at its opt
   reference::Problem p = fixtures::to_problem(wds, true);
   for (std::size_t i = 0; i < wds.size(); ++i) {
     const RowView x = wds.row(i);
-    double o = 0.0;
+    double o = source.bias[0];  // the source model's whole score: w_R·x + b_R
     for (std::uint32_t j = 0; j < x.nnz; ++j) o += source.weights[x.indices[j]] * x.values[j];
     p.offset.push_back(o);
     p.weight.push_back(x.weight);
   }
   const double p_star = reference::primal(p, reference::solve(p, 0.1), 0.1);
-  // The model's objective is λ/2‖w − w_R‖² (+ b²) + weighted loss: the reference's in u.
+  // The model's objective is λ/2 (‖w − w_R‖² + (b − b_R)²) + weighted loss: the reference's in (u, u_b).
   CHECK(objective_of(t) == Approx(p_star).epsilon(1e-6));
 }
 
 #ifdef PEGASOS_BINARY
-TEST_CASE("sample weights: pegasos train --weights; the file's errors exit 2 naming file:line", "[weights][cli]") {
+TEST_CASE("sample weights: pegasos train --weights, the file's errors exit 2 naming file:line", "[weights][cli]") {
   using Catch::Contains;
   const testutil::TempDir dir("weights");
   const Dataset ds = fixtures::gaussian(40, 4, 12, 0.9);

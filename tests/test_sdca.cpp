@@ -48,7 +48,7 @@ void check_certified(const TrainResult& r, const reference::Problem& p, double l
 
 }  // namespace
 
-TEST_CASE("sdca: hinge objective meets the reference optimum; the gap certificate holds", "[sdca]") {
+TEST_CASE("sdca: hinge objective meets the reference optimum, the gap certificate holds", "[sdca]") {
   // λn from 0.05 (where Pegasos cannot get close in 200 epochs) to 50.
   const double lambda = GENERATE(1e-4, 1e-3, 1e-2, 1e-1);
   const bool bias = GENERATE(false, true);

@@ -123,7 +123,7 @@ TEST_CASE("tokens are maximal runs of letters and digits, lowercased", "[text]")
   CHECK(tokens("Hello WORLD", o) == Strings{"Hello", "WORLD"});
 }
 
-TEST_CASE("UTF-8 letters stay inside tokens; Unicode punctuation separates; only ASCII is lowercased", "[text]") {
+TEST_CASE("UTF-8 letters stay inside tokens, Unicode punctuation separates, only ASCII is lowercased", "[text]") {
   // é = C3 A9, ï = C3 AF, em dash = E2 80 94, NBSP = C2 A0, curly quote = E2 80 99.
   CHECK(tokens("Caf\xC3\xA9 na\xC3\xAFve\xE2\x80\x94test") == Strings{"caf\xC3\xA9", "na\xC3\xAFve", "test"});
   CHECK(tokens("CAF\xC3\x89") == Strings{"caf\xC3\x89"});
@@ -531,7 +531,7 @@ TEST_CASE("from_json names the offending field", "[text]") {
   CHECK_THAT(error(json::array()), Contains("m.json: /text: expected a text featurizer object"));
 }
 
-TEST_CASE("invalid options are rejected with the key; ignored ones are reported", "[text]") {
+TEST_CASE("invalid options are rejected with the key, ignored ones are reported", "[text]") {
   auto error_key = [](TextOptions o) {
     auto e = pegasos::text_options_error(o);
     return e ? e->first : std::string("none");

@@ -149,7 +149,7 @@ TEST_CASE("visit order: a blocked pass visits every given row once, in runs of c
   CHECK(a == b);
 }
 
-TEST_CASE("visit order: on large shuffled data blocks reach the uniform permutation's optimum; sorted data keeps it",
+TEST_CASE("visit order: on large shuffled data blocks reach the uniform permutation's optimum, sorted data keeps it",
           "[visit_order][sdca]") {
   const Dataset& ds = large();
   REQUIRE(block_order_pays(ds));
