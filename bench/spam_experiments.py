@@ -244,8 +244,8 @@ def main():
     ap.add_argument("which", nargs="?", default="all", choices=["imbalanced", "transfer", "all"])
     ap.add_argument("--pegasos", default=os.path.join(ROOT, "build", "pegasos"))
     ap.add_argument("--out", default="/tmp/pegasos-spam")
-    ap.add_argument("--sizes", default="50,100,200,500")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--sizes", default="25,50,100,200,500")
+    ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     if not os.path.exists(os.path.join(CACHE, "spamassassin.jsonl")):
         sys.exit("run scripts/fetch_spamassassin.sh first")
