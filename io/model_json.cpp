@@ -146,12 +146,14 @@ void read_model_header(const json& j, const std::string& name, Model& m) {
   if (m.bias_mode != "none" && m.bias_mode != "feature" && m.bias_mode != "unregularized") {
     bad(name, "/bias_mode", "expected none, feature or unregularized, found '" + m.bias_mode + "'");
   }
-  // Two classes: one output (binary objectives) or two (multiclass_hinge on
-  // a two-class problem: a score per class, predicted by argmax).
-  const std::size_t expected_outputs = m.classes.size() == 2 ? 1 : m.classes.size();
-  const bool two_scores = m.classes.size() == 2 && m.outputs == 2;
-  if (static_cast<std::size_t>(m.outputs) != expected_outputs && !two_scores) {
-    bad(name, "/outputs", std::to_string(m.outputs) + " outputs do not match " + std::to_string(m.classes.size()) + " classes");
+  // Two classes: one output (the binary objectives, ova), two for
+  // multiclass_hinge (a score per class, predicted by argmax); K classes: K.
+  // (An objective name edited into another's model no longer passes.)
+  const bool per_class = m.objective == "multiclass_hinge";
+  const std::size_t expected_outputs = m.classes.size() == 2 && !per_class ? 1 : m.classes.size();
+  if (static_cast<std::size_t>(m.outputs) != expected_outputs) {
+    bad(name, "/outputs", std::to_string(m.outputs) + " outputs do not match " + std::to_string(m.classes.size()) +
+                              " classes for objective " + m.objective + " (" + std::to_string(expected_outputs) + " expected)");
   }
 }
 

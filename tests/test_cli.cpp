@@ -209,6 +209,12 @@ TEST_CASE("cli: bad input exits with 2 and says where", "[cli]") {
     s.replace(s.find("12345.5"), 7, "1e999");
     write_text(huge, s);
     expect_error("predict " + q(huge) + " " + q(f.test), {huge});
+    // Another objective's name edited in: its shape no longer fits (2 classes, 1 output).
+    const std::string relabelled = f.dir.file("relabelled.json");
+    json r = json::parse(text);
+    r["objective"] = "multiclass_hinge";
+    write_text(relabelled, r.dump());
+    expect_error("predict " + q(relabelled) + " " + q(f.test), {relabelled, "/outputs", "multiclass_hinge"});
     // A value nested 100000 deep (once a crash: the error printer recursed).
     const std::string deep = f.dir.file("deep.json");
     std::string d = j.dump();
