@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
 #include <cmath>
 
@@ -205,42 +204,6 @@ std::string to_string(BiasMode b) {
     case BiasMode::kUnregularized: return "unregularized";
   }
   return "?";
-}
-
-std::pair<std::string, json> parse_override(const std::string& text) {
-  const std::size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw ConfigError("--set " + text + ": expected KEY=VALUE");
-  }
-  std::string key = text.substr(0, eq);
-  std::string value = text.substr(eq + 1);
-  if (json_nesting::too_deep(value)) throw ConfigError("--set " + key + ": " + json_nesting::error());
-  json parsed = json::parse(value, nullptr, /*allow_exceptions=*/false);
-  const std::size_t first = value.find_first_not_of(" \t\r\n");
-  if (parsed.is_discarded() && first != std::string::npos && (value[first] == '{' || value[first] == '[' || value[first] == '"')) {
-    // Meant as JSON (an object, an array, a quoted string) but not valid: say
-    // why, as a config file would, rather than take it for a bare word.
-    try {
-      const json strict = json::parse(value);
-      parsed = strict;  // not reached: the lenient parse above failed on the same text
-    } catch (const json::exception& e) {
-      std::string why = e.what();
-      if (const std::size_t cut = why.find("] "); cut != std::string::npos) why = why.substr(cut + 2);
-      throw ConfigError("--set " + key + ": invalid JSON value: " + why);
-    }
-  }
-  if (parsed.is_discarded()) {
-    // A number JSON cannot hold (1e400) is an error, not the string "1e400".
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(value.c_str(), &end);
-    if (!value.empty() && end == value.c_str() + value.size() && !std::isspace(static_cast<unsigned char>(value[0])) &&
-        (errno == ERANGE || !std::isfinite(v)) && value.find_first_of("0123456789") != std::string::npos) {
-      throw ConfigError("--set " + text + ": " + value + " is beyond the range of a double");
-    }
-    parsed = value;  // a bare word is a string
-  }
-  return {key, parsed};
 }
 
 namespace {
