@@ -2,6 +2,7 @@
 //
 // Exit codes: 0 success, 2 bad input (data, config, model, command line),
 // 1 internal failure.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -328,6 +329,28 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
   return 0;
 }
 
+// An output that is the very file of an input (same device and inode: the
+// same path, a link, another spelling) would be replaced by the temp-file
+// rename: `pegasos train data.svm data.svm` lost the data. Refused, exit 2.
+// (--init-model is not an input here: retraining a model in place is the
+// daily update, and the old file is read before the new one is renamed in.)
+void refuse_output_over_input(const Commands& c, bool train, bool predict, bool featurize, bool no_output) {
+  if (no_output) return;
+  const std::string& out = train ? c.model_path : predict ? c.predict.output : featurize ? c.output : c.json_path;
+  struct stat o{};
+  if (out.empty() || out == "-" || ::stat(out.c_str(), &o) != 0 || !S_ISREG(o.st_mode)) return;
+  std::vector<std::pair<const char*, const std::string*>> inputs = {
+      {"the data", &c.data_path}, {"the config", &c.config_path}, {"the weights", &c.inputs.weights_file}};
+  if (!train) inputs.push_back({"the model", &c.model_path});
+  for (const auto& [what, path] : inputs) {
+    struct stat i{};
+    if (path->empty() || *path == "-" || ::stat(path->c_str(), &i) != 0) continue;
+    if (i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
+      throw InputError(out + ": the output is " + what + " (" + *path + "); refusing to overwrite it");
+    }
+  }
+}
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"pegasos: linear SVMs trained with the Pegasos stochastic sub-gradient solver"};
   app.require_subcommand(1);
@@ -357,6 +380,7 @@ int main_impl(int argc, char** argv) {
     for (const auto& w : from_stdin) list += (list.empty() ? "" : " and ") + w;
     throw InputError("standard input (-) can be read for one input only, not for " + list);
   }
+  refuse_output_over_input(c, train->parsed(), predict->parsed(), featurize->parsed(), run->parsed() || inspect->parsed());
   c.inputs.add_to(c.sets);
   c.operating.add_to(c.sets);
   if (train->parsed() && c.cv.folds == 0 && !c.model_path.empty() && c.cv.grid.empty() && !c.cv.refit && !c.cv.cold) {

@@ -194,6 +194,13 @@ TEST_CASE("cli: bad input exits with 2 and says where", "[cli]") {
     expect_error("eval - -", {"MODEL and DATA"});
     expect_error("train -q --weights - - " + q(f.model), {"DATA and --weights"});
     expect_error("run -q " + q(f.model) + " --output -", {"--output", "not standard output"});
+    // An output that is an input's own file would replace it: refused, the input intact.
+    const std::string data_before = read_text(f.train);
+    expect_error("train -q " + q(f.train) + " " + q(f.train), {f.train + ": the output is the data", "refusing"});
+    CHECK(read_text(f.train) == data_before);
+    expect_error("predict " + q(f.model) + " " + q(f.test) + " --output " + q(f.model), {"the output is the model"});
+    // Retraining a model in place from itself is the daily update: allowed.
+    CHECK(pegasos_run(f.dir, "train -q --set epochs=2 --init-model " + q(f.model) + " " + q(f.train) + " " + q(f.model)).code == 0);
   }
   SECTION("corrupt or missing model for predict and eval") {
     REQUIRE(pegasos_run(f.dir, "train -q --set epochs=2 " + q(f.train) + " " + q(f.model)).code == 0);
