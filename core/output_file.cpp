@@ -166,6 +166,9 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
   // of `>>`). Resolved as a path it would be the file the shell opened, and
   // replacing that file lost what `>>` was appending to.
   if (const int inherited = inherited_descriptor(path); inherited >= 0) {
+    const int flags = ::fcntl(inherited, F_GETFL);
+    if (flags < 0) throw InputError(path + ": cannot open output: " + std::strerror(errno));
+    if ((flags & O_ACCMODE) == O_RDONLY) throw InputError(path + ": cannot open output: open for reading only");
     fd_ = ::fcntl(inherited, F_DUPFD_CLOEXEC, 3);
     if (fd_ < 0) throw InputError(path + ": cannot open output: " + std::strerror(errno));
     interactive_ = is_interactive_fd(fd_);

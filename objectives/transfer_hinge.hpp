@@ -1,6 +1,7 @@
 // Transfer learning: hinge loss regularised toward a source model w_R.
 //
 //   P(w, b) = λ/2 ‖w − w_R‖² + (1/n) Σ_i max(0, 1 − y_i (w·x_i + b))
+//   (+ λ/2 (b − b_R)² with a regularised bias feature)
 //
 // The engine trains u = w − w_R with its usual scale trick; this plugin adds
 // the fixed offset o_i = w_R·x_i + b_R (the source model's whole score,
@@ -31,7 +32,7 @@ namespace pegasos {
 
 class TransferHinge {
  public:
-  // offset[i] = w_R·x_i for training row i; source_loss = L_R ≥ 0.
+  // offset[i] = w_R·x_i + b_R for training row i; source_loss = L_R ≥ 0.
   TransferHinge(int positive_class, std::vector<double> offset, double source_loss)
       : positive_(positive_class), offset_(std::move(offset)), source_loss_(source_loss) {}
 

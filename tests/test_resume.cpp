@@ -131,6 +131,18 @@ TEST_CASE("journal: one line per finished run, --resume of a complete journal ru
   CHECK(read_text(dir.file("out/results_no_timing.json")) == no_timing);
 }
 
+TEST_CASE("journal: metric blocks (max_fpr's at_max_fpr) are restored, not taken for damage", "[experiment][resume]") {
+  TempDir dir;
+  json j = small_experiment();
+  j["max_fpr"] = 0.1;
+  const Experiment e = write_experiment(dir, j);
+  const json a = run_experiment(e, options(dir.file("out"), false));
+  REQUIRE(a["runs"][0]["metrics"]["at_max_fpr"].is_object());
+  const json b = run_experiment(e, options(dir.file("out"), true));
+  CHECK(b["timing"]["restored_runs"] == kSmallRuns);
+  CHECK(without_timing(b) == without_timing(a));
+}
+
 TEST_CASE("journal: --resume refuses a journal of another experiment or other data", "[experiment][resume]") {
   TempDir dir;
   run_experiment(write_experiment(dir, small_experiment()), options(dir.file("out"), false));

@@ -57,10 +57,18 @@ void hash_dataset(XXH3_state_t* state, const Dataset& d) {
 // Every field the results and the summary read, with its type: a line that
 // parses but lacks one (or holds a string where a number belongs) is damaged,
 // never copied into results.json (a missing "training" once hung the CSV).
-bool object_of_numbers(const json& j) {  // null: a metric that does not apply
+// Metrics: numbers, null (a metric that does not apply) or a block of them
+// (at_max_fpr: threshold, false_positive_rate, ...).
+bool metrics_record(const json& j) {
   if (!j.is_object()) return false;
   for (const auto& [key, v] : j.items()) {
-    if (!(v.is_number() || v.is_null())) return false;
+    if (v.is_object()) {
+      for (const auto& [inner, x] : v.items()) {
+        if (!(x.is_number() || x.is_null())) return false;
+      }
+    } else if (!(v.is_number() || v.is_null())) {
+      return false;
+    }
   }
   return true;
 }
@@ -73,7 +81,7 @@ bool is_run_record(const json& j) {
         (j["fold"].is_null() || j["fold"].is_number_unsigned()))) {
     return false;
   }
-  if (!(j.contains("params") && j["params"].is_object() && j.contains("metrics") && object_of_numbers(j["metrics"]) &&
+  if (!(j.contains("params") && j["params"].is_object() && j.contains("metrics") && metrics_record(j["metrics"]) &&
         j.contains("timing") && j["timing"].is_object() && j["timing"].contains("train_seconds") &&
         j["timing"]["train_seconds"].is_number())) {
     return false;
