@@ -129,10 +129,6 @@ mode_t default_file_mode() {
   return mode;
 }
 
-}  // namespace
-
-namespace {
-
 // The descriptor a path names when it is one of this process's own
 // (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1.
 int inherited_descriptor(const std::string& path) {

@@ -545,19 +545,23 @@ void set_override(json& merged, const std::string& key, const json& value, const
 
 }  // namespace
 
+json read_json_file(const std::string& path) {
+  const std::string text = read_file_bytes(path);
+  if (json_nesting::too_deep(text)) throw ConfigError(path + ": " + json_nesting::error());
+  try {
+    return json::parse(text, nullptr, true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    throw ConfigError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const json::exception& e) {  // e.g. a number that overflows a double (1e999)
+    throw ConfigError(path + ": invalid JSON: " + e.what());
+  }
+}
+
 TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides) {
   json merged = json::object();
   std::string origin = "defaults";
   if (!path.empty()) {
-    const std::string text = read_file_bytes(path);
-    if (json_nesting::too_deep(text)) throw ConfigError(path + ": " + json_nesting::error());
-    try {
-      merged = json::parse(text, nullptr, true, /*ignore_comments=*/true);
-    } catch (const json::parse_error& e) {
-      throw ConfigError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-    } catch (const json::exception& e) {  // e.g. a number that overflows a double (1e999)
-      throw ConfigError(path + ": invalid JSON: " + e.what());
-    }
+    merged = read_json_file(path);
     if (!merged.is_object()) throw ConfigError(path + ": a configuration file is a JSON object of settings");
     origin = path;
   }

@@ -96,6 +96,11 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
 // Validate an already merged JSON object (`origin` names it in messages).
 TrainConfig config_from_json(const nlohmann::json& merged, const std::string& origin);
 
+// A JSON file written by hand (a config, an experiment): comments allowed,
+// nesting bounded (core/json_nesting.hpp). Throws ConfigError naming the file
+// on invalid JSON; the caller checks the shape.
+nlohmann::json read_json_file(const std::string& path);
+
 // Parse "key=value": value is JSON when it parses as JSON, else a string.
 std::pair<std::string, nlohmann::json> parse_override(const std::string& text);
 

@@ -53,12 +53,8 @@ void hash_dataset(XXH3_state_t* state, const Dataset& d) {
   throw InputError(path + ": " + what + ": " + std::strerror(errno));
 }
 
-// A run's line: an object with the keys that place it.
-// Every field the results and the summary read, with its type: a line that
-// parses but lacks one (or holds a string where a number belongs) is damaged,
-// never copied into results.json (a missing "training" once hung the CSV).
-// Metrics: numbers, null (a metric that does not apply) or a block of them
-// (at_max_fpr: threshold, false_positive_rate, ...).
+// A run's metrics: numbers, null (a metric that does not apply) or a block
+// of them (at_max_fpr: threshold, false_positive_rate, ...).
 bool metrics_record(const json& j) {
   if (!j.is_object()) return false;
   for (const auto& [key, v] : j.items()) {
@@ -73,6 +69,10 @@ bool metrics_record(const json& j) {
   return true;
 }
 
+// A run's line: an object with the keys that place it and every field the
+// results and the summary read, each of its type. A line that parses but lacks
+// one (or holds a string where a number belongs) is damaged, never copied into
+// results.json (a missing "training" once hung the CSV).
 bool is_run_record(const json& j) {
   if (!j.is_object()) return false;
   const auto unsigned_at = [&](const char* key) { return j.contains(key) && j[key].is_number_unsigned(); };

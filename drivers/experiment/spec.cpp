@@ -7,7 +7,6 @@
 
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
-#include "core/json_nesting.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/experiment/common.hpp"
 
@@ -362,18 +361,6 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   return e;
 }
 
-Experiment load_experiment(const std::string& path) {
-  const std::string text = read_file_bytes(path);
-  if (json_nesting::too_deep(text)) throw ConfigError(path + ": " + json_nesting::error());
-  json j;
-  try {
-    j = json::parse(text, nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& err) {
-    throw ConfigError(path + ": invalid JSON at byte " + std::to_string(err.byte) + ": " + err.what());
-  } catch (const json::exception& err) {
-    throw ConfigError(path + ": invalid JSON: " + err.what());
-  }
-  return parse_experiment(j, path);
-}
+Experiment load_experiment(const std::string& path) { return parse_experiment(read_json_file(path), path); }
 
 }  // namespace pegasos
