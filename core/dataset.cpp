@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "core/errors.hpp"
 #include "core/fresh_memory.hpp"
@@ -388,6 +389,11 @@ void set_sample_weights(Dataset& data, std::span<const double> weights, const st
 std::string read_file_bytes(const std::string& path) {
   FileBytes bytes(path);
   return bytes.take();
+}
+
+void with_file_bytes(const std::string& path, const std::function<void(std::string_view)>& use) {
+  const FileBytes bytes(path);
+  use(bytes.view());
 }
 
 DataFormat numeric_format_of(const std::string& path, std::string_view head) {

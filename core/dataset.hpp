@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <span>
@@ -195,5 +196,9 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
 
 // Whole file contents (gzip is decompressed). Throws InputError if unreadable.
 std::string read_file_bytes(const std::string& path);
+// `use` called with the whole contents of the file, without a copy where it
+// can be mapped (a regular file that is not gzip): a 4 MB model read into a
+// string faulted in its pages twice, for the mapping and for the copy.
+void with_file_bytes(const std::string& path, const std::function<void(std::string_view)>& use);
 
 }  // namespace pegasos

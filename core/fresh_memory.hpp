@@ -74,6 +74,20 @@ void resize_populated(std::vector<T, A>& v, std::size_t n) {
   v.resize(n);
 }
 
+// v.assign(n, value), where storage that must grow is made anew and, from
+// 4 MiB, asked for huge pages first (advise_huge_pages): a hashed text
+// model's 2^20 weights or idf values (8 MB each) took about 2000 faults of
+// 4 KiB each to load, some 20 ms a model on this machine.
+template <class T, class A>
+void fill_fresh(std::vector<T, A>& v, std::size_t n, const T& value) {
+  if (v.capacity() < n) {
+    std::vector<T, A>().swap(v);
+    v.reserve(n);
+    advise_huge_pages(v.data(), n * sizeof(T));
+  }
+  v.assign(n, value);
+}
+
 // A fresh anonymous mapping of `bytes` rounded up to 2 MiB, aligned to
 // 2 MiB and asked for transparent huge pages (one fault per 2 MiB; the
 // kernel's pages come zeroed); release it with unmap_huge(p, bytes). Over-maps

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "core/output_file.hpp"
 #include "core/parallel.hpp"
@@ -18,20 +19,39 @@
 
 namespace pegasos {
 
-AnyModel AnyModel::load(const std::string& path) { return parse(read_file_bytes(path), path); }
+AnyModel AnyModel::load(const std::string& path, json_checks::ModelUse use) {
+  AnyModel m;
+  with_file_bytes(path, [&](std::string_view text) { m = parse(text, path, use); });
+  return m;
+}
 
-AnyModel AnyModel::parse(const std::string& text, const std::string& path) {
+AnyModel AnyModel::parse(std::string_view text, const std::string& path, json_checks::ModelUse use) {
   // Parsed once; a file of either kind is then read from the same JSON.
-  const nlohmann::json j = json_checks::parse_model_file(text, path);
+  nlohmann::json j = json_checks::parse_model_file(text, path, use);
   AnyModel m;
   m.source = path;
+  m.scoring_only = use == json_checks::ModelUse::kScoring;
   const auto kind = j.is_object() ? j.find("kind") : j.end();
   if (kind != j.end() && kind->is_string() && *kind == "kernel") {
     m.kernel = kernel_model_from_json(j, path);
   } else {
     m.linear = model_from_json_value(j, path);
+    if (!m.linear->features.empty()) {  // kept, not parsed again from the text (1 MB for hashed spam)
+      m.features_json_ = std::make_shared<const std::pair<std::string, nlohmann::json>>(m.linear->features,
+                                                                                         std::move(j["features"]));
+    }
   }
   return m;
+}
+
+const nlohmann::json& AnyModel::features() const {
+  static const nlohmann::json none;
+  if (!linear || linear->features.empty()) return none;
+  if (!features_json_ || features_json_->first != linear->features) {
+    features_json_ = std::make_shared<const std::pair<std::string, nlohmann::json>>(linear->features,
+                                                                                     features_json(*linear));
+  }
+  return features_json_->second;
 }
 
 const ModelHeader& AnyModel::header() const {
@@ -49,7 +69,7 @@ nlohmann::json AnyModel::training() const { return training_to_json(linear ? lin
 int AnyModel::predict_class(const double* s) const { return header().predict_class(s); }
 
 Dataset AnyModel::read(const std::string& path, bool require_labels) const {
-  if (linear) return load_data_for_model(*linear, path, require_labels, source);
+  if (linear) return load_data_for_model(json_object_of(linear->data), features(), path, require_labels, source);
   return load_data_for_model(json_object_of(kernel->data), nullptr, path, require_labels, source);
 }
 
@@ -72,9 +92,13 @@ double AnyModel::objective(const Dataset& data) const {
   return model_objective(*linear, linear->feature_map ? linear->feature_map->map(data) : data);
 }
 
-std::string AnyModel::to_json() const { return linear ? model_to_json(*linear) : kernel_model_to_json(*kernel); }
+std::string AnyModel::to_json() const {
+  if (scoring_only) throw std::logic_error(source + ": a model read for scoring only is written out");
+  return linear ? model_to_json(*linear) : kernel_model_to_json(*kernel);
+}
 
 void AnyModel::save(const std::string& path) const {
+  if (scoring_only) throw std::logic_error(source + ": a model read for scoring only is saved");
   if (linear) {
     save_model(*linear, path);
   } else {

@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include "kernel/kernel_model.hpp"
 #include "core/model.hpp"
 #include "drivers/config.hpp"
+#include "io/json_checks.hpp"
 
 namespace pegasos {
 
@@ -24,10 +27,21 @@ struct AnyModel {
   std::optional<KernelModel> kernel;
   std::string source = "model";  // the model file, for messages
 
+  // Read for scoring only (predict, eval, featurize): without the dual
+  // variables and the bucket -> terms map (json_checks::ModelUse), so it
+  // cannot be saved or warm-started from.
+  bool scoring_only = false;
+
   // Reads a model file of either kind (by its "kind" field). Throws InputError.
-  static AnyModel load(const std::string& path);
+  static AnyModel load(const std::string& path, json_checks::ModelUse use = json_checks::ModelUse::kAll);
   // The same from the file's contents; `name` is used in messages.
-  static AnyModel parse(const std::string& text, const std::string& name);
+  static AnyModel parse(std::string_view text, const std::string& name,
+                        json_checks::ModelUse use = json_checks::ModelUse::kAll);
+
+  // A linear model's "features" (its text featurizer) as JSON, null for
+  // numeric and kernel models: the file's own JSON where it still matches
+  // linear->features, else parsed from that text (once).
+  const nlohmann::json& features() const;
 
   // The part every model kind has (objective, classes, outputs, calibration, threshold).
   const ModelHeader& header() const;
@@ -48,6 +62,10 @@ struct AnyModel {
   double objective(const Dataset& data) const;
   std::string to_json() const;
   void save(const std::string& path) const;  // atomic
+
+ private:
+  // The text of linear->features and its JSON (features()).
+  mutable std::shared_ptr<const std::pair<std::string, nlohmann::json>> features_json_;
 };
 
 // Throws ConfigError when the configured objective cannot take the data:

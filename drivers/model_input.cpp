@@ -123,10 +123,10 @@ bool parse_input_kind(const std::string& name, InputKind* kind) {
   return false;
 }
 
-ModelReader::ModelReader(nlohmann::json data_settings, nlohmann::json features, const std::string& model_name)
-    : data_(std::move(data_settings)), features_(std::move(features)) {
-  if (!features_.is_null()) {
-    featurizer_ = std::make_shared<const TextFeaturizer>(TextFeaturizer::from_json(features_, model_name, "/features"));
+ModelReader::ModelReader(nlohmann::json data_settings, const nlohmann::json& features, const std::string& model_name)
+    : data_(std::move(data_settings)) {
+  if (!features.is_null()) {
+    featurizer_ = std::make_shared<const TextFeaturizer>(TextFeaturizer::from_json(features, model_name, "/features"));
   }
 }
 

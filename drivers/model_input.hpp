@@ -36,9 +36,9 @@ class ModelReader {
  public:
   // The model's "data" (reader settings) and "features" (null: numeric model).
   // `model_name` (the model file) names the model in messages.
-  ModelReader(nlohmann::json data_settings, nlohmann::json features, const std::string& model_name = "model");
+  ModelReader(nlohmann::json data_settings, const nlohmann::json& features, const std::string& model_name = "model");
 
-  bool text_model() const { return !features_.is_null(); }
+  bool text_model() const { return featurizer_ != nullptr; }
 
   // How to read `path` for this model: `format` when given ("" or "auto":
   // the model's format setting, else the name: a folder, .jsonl/.tsv/.txt/.csv
@@ -61,7 +61,7 @@ class ModelReader {
   Dataset read_documents(const std::string& path, InputKind kind, std::vector<std::string>* ids) const;
 
  private:
-  nlohmann::json data_, features_;
+  nlohmann::json data_;
   std::shared_ptr<const TextFeaturizer> featurizer_;  // built once (text models)
 };
 

@@ -27,7 +27,7 @@ void check_id_field(const PredictOptions& opt, InputKind kind, const std::string
 }
 
 ModelReader reader_of(const AnyModel& model) {
-  if (model.linear) return ModelReader(json_object_of(model.linear->data), features_json(*model.linear), model.source);
+  if (model.linear) return ModelReader(json_object_of(model.linear->data), model.features(), model.source);
   return ModelReader(json_object_of(model.kernel->data), nullptr, model.source);
 }
 
@@ -162,7 +162,7 @@ void predict_lines(InputStream& in, const std::string& path, const ModelReader& 
 }  // namespace
 
 void run_predict(const std::string& model_path, const std::string& data_path, const PredictOptions& opt) {
-  AnyModel model = AnyModel::load(model_path);
+  AnyModel model = AnyModel::load(model_path, json_checks::ModelUse::kScoring);
   ModelHeader& header = model.header();
   if (opt.proba && !header.calibrated()) {
     throw InputError(model_path + ": --proba: the model has no calibrated probabilities (train it with --calibrate)");

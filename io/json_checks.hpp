@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -42,11 +43,26 @@ inline std::uint64_t positive_integer(const nlohmann::json& v, const std::string
   return v.get<std::uint64_t>();
 }
 
+// What a model file is read for. kScoring leaves out the sections only a
+// warm start or `inspect` reads: the dual variables (top-level "duals") and a
+// text featurizer's bucket -> terms map ("bucket_terms" in "features"), half
+// of a hashed spam model's 4 MB; they are still scanned as JSON.
+enum class ModelUse { kAll, kScoring };
+
 // The JSON of a model file; a parse failure is an InputError naming the file.
-inline nlohmann::json parse_model_file(const std::string& text, const std::string& name) {
+inline nlohmann::json parse_model_file(std::string_view text, const std::string& name, ModelUse use = ModelUse::kAll) {
   if (json_nesting::too_deep(text)) throw InputError(name + ": not a valid model file (" + json_nesting::error() + ")");
   try {
-    return nlohmann::json::parse(text);
+    if (use == ModelUse::kScoring) {
+      using Event = nlohmann::json::parse_event_t;
+      const nlohmann::json::parser_callback_t keep = [](int depth, Event event, nlohmann::json& parsed) {
+        if (event != Event::key) return true;
+        if (depth == 1) return parsed != "duals";
+        return depth != 2 || parsed != "bucket_terms";  // the only object at depth 2 with this key: features
+      };
+      return nlohmann::json::parse(text.begin(), text.end(), keep);
+    }
+    return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(name + ": not a valid model file (JSON parse error at byte " + std::to_string(e.byte) + ")");
   } catch (const nlohmann::json::exception& e) {  // e.g. a number that overflows a double (1e999)

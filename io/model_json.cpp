@@ -8,6 +8,7 @@
 
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
+#include "core/fresh_memory.hpp"
 #include "io/duals_json.hpp"
 #include "io/feature_map_json.hpp"
 #include "io/json_checks.hpp"
@@ -173,7 +174,10 @@ void read_sparse_weights(const json& wk, const std::string& name, const std::str
       bad(name, field + "/indices/" + std::to_string(e), "index " + std::to_string(i) + " is out of order or outside 1.." + std::to_string(m.dimension));
     }
     previous = i;
-    m.weights[(i - 1) * K + k] = finite_number(val[e], name, field + "/values/" + std::to_string(e));
+    const json& v = val[e];
+    const double d = v.is_number() ? v.get<double>() : std::nan("");
+    // The field's name is built only for a message (a million entries a model).
+    m.weights[(i - 1) * K + k] = std::isfinite(d) ? d : finite_number(v, name, field + "/values/" + std::to_string(e));
   }
 }
 
@@ -197,7 +201,7 @@ void read_model_weights(const json& j, const std::string& name, Model& m) {
     }
   }
   try {
-    m.weights.assign(static_cast<std::size_t>(m.dimension) * K, 0.0);
+    fill_fresh(m.weights, static_cast<std::size_t>(m.dimension) * K, 0.0);  // hashed text: 2^20 × K
   } catch (const std::bad_alloc&) {
     bad(name, "/dimension", std::to_string(m.dimension) + " features × " + std::to_string(K) +
                                 " outputs do not fit in memory");
@@ -206,7 +210,11 @@ void read_model_weights(const json& j, const std::string& name, Model& m) {
     const json& wk = weights[k];
     const std::string field = "/weights/" + std::to_string(k);
     if (wk.is_array()) {
-      for (std::size_t d = 0; d < m.dimension; ++d) m.weights[d * K + k] = finite_number(wk[d], name, field + "/" + std::to_string(d));
+      for (std::size_t d = 0; d < m.dimension; ++d) {
+        const json& v = wk[d];
+        const double x = v.is_number() ? v.get<double>() : std::nan("");
+        m.weights[d * K + k] = std::isfinite(x) ? x : finite_number(v, name, field + "/" + std::to_string(d));
+      }
     } else if (wk.is_object()) {
       read_sparse_weights(wk, name, field, k, m);
     } else {

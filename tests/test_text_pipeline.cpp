@@ -12,6 +12,7 @@
 
 #include "core/engine.hpp"
 #include "core/model.hpp"
+#include "drivers/any_model.hpp"
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
@@ -173,4 +174,52 @@ TEST_CASE("pegasos featurize writes the rows train sees, and test rows with the 
   // Both a model and settings: refused.
   CHECK(run(bin + " featurize --model " + dir + "/m.json --set lambda=1 " + dir + "/test.jsonl " + dir + "/x.svm") == 2);
   CHECK_THAT(last_stderr(), Catch::Contains("--model"));
+}
+
+TEST_CASE("predict and eval read a text model for scoring: the same scores without the sections they skip", "[text][cli]") {
+  const TempDir tmp("scoring-read");
+  const std::string dir = tmp.path();
+  const std::string bin = PEGASOS_BINARY;
+  write_text(dir + "/train.jsonl", corpus_jsonl(300, 31));
+  write_text(dir + "/test.jsonl", corpus_jsonl(80, 32));
+  REQUIRE(run(bin + " train -q --set positive_label=spam " + dir + "/train.jsonl " + dir + "/m.json") == 0);
+  std::ifstream in(dir + "/m.json");
+  nlohmann::json model = nlohmann::json::parse(in);
+  REQUIRE(model["features"].contains("bucket_terms"));
+  REQUIRE(model.contains("duals"));
+
+  // Scores through the full read (the library) and through the CLI's scoring read.
+  const AnyModel full = AnyModel::load(dir + "/m.json");
+  const AnyModel scoring = AnyModel::load(dir + "/m.json", json_checks::ModelUse::kScoring);
+  CHECK(full.linear->duals.has_value());
+  CHECK_FALSE(scoring.linear->duals.has_value());
+  CHECK(scoring.linear->weights == full.linear->weights);
+  CHECK(scoring.features() == [&] { nlohmann::json f = model["features"]; f.erase("bucket_terms"); return f; }());
+  const Dataset data = full.read(dir + "/test.jsonl", true);
+  const Dataset again = scoring.read(dir + "/test.jsonl", true);
+  CHECK(data.indices == again.indices);
+  CHECK(bits(data.values) == bits(again.values));
+  CHECK(bits(full.scores(data)) == bits(scoring.scores(again)));
+  CHECK_THROWS_AS(scoring.save(dir + "/never.json"), std::logic_error);  // it lacks sections
+
+  // A model whose featurizer text changes reads the new one, not the file's JSON.
+  AnyModel copy = full;
+  copy.linear->features.clear();
+  CHECK(copy.features().is_null());
+  CHECK(full.features().contains("bucket_terms"));
+
+  // The skipped sections are not read: corrupt, predict and eval still work, inspect refuses.
+  REQUIRE(run(bin + " predict " + dir + "/m.json " + dir + "/test.jsonl -o " + dir + "/p.tsv") == 0);
+  model["features"]["bucket_terms"]["buckets"][0] = "x";
+  model["duals"]["alpha"][0] = "y";
+  write_text(dir + "/bad.json", model.dump(1));
+  REQUIRE(run(bin + " predict " + dir + "/bad.json " + dir + "/test.jsonl -o " + dir + "/q.tsv") == 0);
+  CHECK(testutil::read_text(dir + "/p.tsv") == testutil::read_text(dir + "/q.tsv"));
+  CHECK(run(bin + " eval " + dir + "/bad.json " + dir + "/test.jsonl > /dev/null") == 0);
+  CHECK(run(bin + " inspect " + dir + "/bad.json > /dev/null") == 2);
+  CHECK_THAT(last_stderr(), Catch::Contains("bad.json: /duals/alpha/0"));
+  model["duals"]["alpha"][0] = 0.0;
+  write_text(dir + "/bad.json", model.dump(1));
+  CHECK(run(bin + " inspect " + dir + "/bad.json > /dev/null") == 2);
+  CHECK_THAT(last_stderr(), Catch::Contains("bad.json: /features/bucket_terms"));
 }

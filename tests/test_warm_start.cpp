@@ -383,7 +383,7 @@ TEST_CASE("stored duals: rows hashed on a thread of their own, or before trainin
   CHECK(background->rows.size() == nonzero);
 }
 
-TEST_CASE("stored duals: a corrupt duals section is refused, exit 2 naming the field", "[warm][duals][cli]") {
+TEST_CASE("stored duals: a corrupt duals section is refused where it is read, exit 2 naming the field", "[warm][duals][cli]") {
   testutil::TempDir dir("warm-duals-bad");
   const std::string data = dir.write("data.svm", rows(1, 200, "spam", "ham"));
   const std::string old = dir.file("old.json");
@@ -391,18 +391,24 @@ TEST_CASE("stored duals: a corrupt duals section is refused, exit 2 naming the f
   const nlohmann::json good = nlohmann::json::parse(testutil::read_text(old));
   REQUIRE(good.contains("duals"));
   REQUIRE(good["duals"]["rows"].size() >= 2);
+  const testutil::Run predicted = testutil::pegasos_run(dir, "predict '" + old + "' '" + data + "'");
+  REQUIRE(predicted.code == 0);
   const auto refused = [&](const std::function<void(nlohmann::json&)>& corrupt, const std::string& field) {
     nlohmann::json j = good;
     corrupt(j["duals"]);
     testutil::write_text(dir.file("bad.json"), j.dump(1));
     for (const std::string& command :
          {"train --init-model '" + dir.file("bad.json") + "' '" + data + "' '" + dir.file("x.json") + "'",
-          "predict '" + dir.file("bad.json") + "' '" + data + "'"}) {
+          "inspect '" + dir.file("bad.json") + "'"}) {
       const testutil::Run r = testutil::pegasos_run(dir, command);
       INFO(command << "\n" << r.err);
       CHECK(r.code == 2);
       CHECK_THAT(r.err, Contains(dir.file("bad.json") + ": /duals" + field));
     }
+    // predict (and eval) read only what scoring needs: the same predictions.
+    const testutil::Run r = testutil::pegasos_run(dir, "predict '" + dir.file("bad.json") + "' '" + data + "'");
+    CHECK(r.code == 0);
+    CHECK(r.out == predicted.out);
   };
   refused([](nlohmann::json& d) { d["hash"] = "md5"; }, "/hash");
   refused([](nlohmann::json& d) { d["outputs"] = 2; }, "/outputs");
@@ -486,7 +492,7 @@ TEST_CASE("stored duals: rows that share a hash are counted, and further copies 
   REQUIRE(j["duals"].contains("copies"));
   j["duals"]["copies"][0] = 0;
   testutil::write_text(dir.file("bad.json"), j.dump(1));
-  const testutil::Run r = testutil::pegasos_run(dir, "predict '" + dir.file("bad.json") + "' /dev/null");
+  const testutil::Run r = testutil::pegasos_run(dir, "inspect '" + dir.file("bad.json") + "'");
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Contains(dir.file("bad.json") + ": /duals/copies/0"));
 }

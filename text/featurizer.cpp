@@ -14,6 +14,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/errors.hpp"
+#include "core/fresh_memory.hpp"
 #include "text/json_error.hpp"
 #include "text/term_counts.hpp"
 #include "text/term_table.hpp"
@@ -445,17 +446,20 @@ void TextFeaturizer::hashing_from_json(const json& j, const std::string& name, c
     bad_json(name, field, "indices and values must be arrays of equal length");
   }
   const std::uint32_t dim = dimension();
-  idf_.assign(dim, unseen);
+  fill_fresh(idf_, dim, unseen);  // 2^20 buckets: 8 MB
   std::uint64_t next = 0;  // indices strictly increasing
   for (std::size_t e = 0; e < indices.size(); ++e) {
-    const std::string at = field + "/indices/" + std::to_string(e);
-    if (!indices[e].is_number_unsigned()) bad_json(name, at, "expected a bucket number, found " + indices[e].dump());
+    // The fields' names are built only for a message (100k entries a model).
+    const auto at = [&] { return field + "/indices/" + std::to_string(e); };
+    if (!indices[e].is_number_unsigned()) bad_json(name, at(), "expected a bucket number, found " + indices[e].dump());
     const std::uint64_t b = indices[e].get<std::uint64_t>();
     if (b < next || b >= dim) {
-      bad_json(name, at, "bucket " + std::to_string(b) + " is out of order or outside 0.." + std::to_string(dim - 1));
+      bad_json(name, at(), "bucket " + std::to_string(b) + " is out of order or outside 0.." + std::to_string(dim - 1));
     }
     next = b + 1;
-    idf_[b] = finite_positive(values[e], name, field + "/values/" + std::to_string(e));
+    const json& v = values[e];
+    const double d = v.is_number() ? v.get<double>() : 0.0;
+    idf_[b] = std::isfinite(d) && d > 0.0 ? d : finite_positive(v, name, field + "/values/" + std::to_string(e));
   }
 }
 
