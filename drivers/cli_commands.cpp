@@ -32,6 +32,23 @@ const CLI::Validator kFinite(
     },
     "NUMBER");
 
+// A number, or a whole number, before any range check: "--top abc" was
+// "Value abc not in range 0 to 1000000", "--cv abc" "Could not convert".
+const CLI::Validator kNumber(
+    [](std::string& v) {
+      char* end = nullptr;
+      (void)std::strtod(v.c_str(), &end);
+      return v.empty() || end == v.c_str() || *end != '\0' ? "'" + v + "' is not a number" : std::string();
+    },
+    "NUMBER");
+const CLI::Validator kWholeNumber(
+    [](std::string& v) {
+      char* end = nullptr;
+      (void)std::strtoll(v.c_str(), &end, 10);
+      return v.empty() || end == v.c_str() || *end != '\0' ? "'" + v + "' is not a whole number" : std::string();
+    },
+    "INT");
+
 // --cv K: K >= 2 (0 or 1 used to train silently without cross-validation).
 const CLI::Validator kFolds(
     [](std::string& v) {
@@ -60,6 +77,7 @@ CLI::App* add_predict_command(CLI::App& app, Commands& c, bool options) {
       "--threshold", [&c](const double& t) { c.predict.threshold = t; },
       "binary: predict the positive class when score > T (default: the threshold stored by train --max-fpr / "
       "--target-recall, else 0)")
+      ->check(kNumber)
       ->check(kFinite);
   predict->add_flag("--line-buffered", c.predict.line_buffered,
                     "write each line's prediction as soon as it is read (automatic when the output is a terminal or pipe)");
@@ -96,6 +114,7 @@ CLI::App* add_inspect_command(CLI::App& app, Commands& c, bool options) {
   if (!options) return inspect;
   inspect->add_option("model", c.model_path, "model file written by pegasos train")->required();
   inspect->add_option("--top,-n", c.inspect.top, "features per list (default 20; 0: summary only)")
+      ->check(kWholeNumber)
       ->check(CLI::Range(0, 1000000));
   inspect->add_option("--class", c.inspect.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
   inspect->add_flag("--json", c.inspect_json, "print the report as JSON");
@@ -104,6 +123,7 @@ CLI::App* add_inspect_command(CLI::App& app, Commands& c, bool options) {
 
 void add_cv_options(CLI::App& train, CvCommand& cv) {
   train.add_option("--cv", cv.folds, "cross-validate: K stratified folds (by the seed setting); scores on stdout")
+      ->check(kWholeNumber)
       ->check(kFolds);
   train.add_option("--grid", cv.grid,
                    "with --cv: lambda=LOW:HIGH[:POINTS] (log grid, 10 points) or KEY=V1,V2,...; prints each value's "
@@ -117,9 +137,11 @@ void add_operating_options(CLI::App& train, OperatingFlags& o) {
   train.add_flag("--calibrate", o.calibrate,
                  "fit probabilities (Platt) on out-of-fold decision values and store them (predict --proba)");
   train.add_option("--max-fpr", o.max_fpr,
-                   "binary: store the threshold whose out-of-fold false-positive rate is at most F (predict uses it)");
+                   "binary: store the threshold whose out-of-fold false-positive rate is at most F (predict uses it)")
+      ->check(kNumber);
   train.add_option("--target-recall", o.target_recall,
-                   "binary: store the highest threshold whose out-of-fold recall is at least R");
+                   "binary: store the highest threshold whose out-of-fold recall is at least R")
+      ->check(kNumber);
 }
 
 
@@ -183,6 +205,7 @@ CLI::App* add_eval_command(CLI::App& app, Commands& c, bool options) {
   eval->add_option("data", c.data_path, "labelled data (- for standard input)")->required();
   eval->add_option("--json,-j", c.json_path, "also write the metrics as JSON to this file")->check(kNonEmptyPath);
   eval->add_option("--max-fpr", c.max_fpr, "binary: report the threshold meeting this false-positive rate")
+      ->check(kNumber)
       ->check(kFinite & CLI::Range(0.0, 1.0));
   return eval;
 }

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -123,6 +125,20 @@ TEST_CASE("empty output paths and non-finite numbers on the command line are err
     INFO(args << "\n" << r.err);
     CHECK(r.code == 2);
     CHECK(r.err.find("not a finite number: nan") != std::string::npos);
+  }
+  // A word where a number belongs is named as such, not as out of range or unconvertible.
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"inspect " + q(model) + " -n abc", "--top: 'abc' is not a whole number"},
+           {"inspect " + q(model) + " --top 5x", "--top: '5x' is not a whole number"},
+           {"train --cv abc " + q(data), "--cv: 'abc' is not a whole number"},
+           {"predict " + q(model) + " " + q(data) + " --threshold abc", "--threshold: 'abc' is not a number"},
+           {"eval " + q(model) + " " + q(data) + " --max-fpr abc", "--max-fpr: 'abc' is not a number"},
+           {"train --max-fpr x1 " + q(data) + " " + q(dir.file("x.json")), "--max-fpr: 'x1' is not a number"}}) {
+    const Run r = pegasos_run(dir, args);
+    INFO(args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(r.out.empty());
   }
 }
 
