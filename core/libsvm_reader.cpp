@@ -22,12 +22,15 @@ constexpr std::uint64_t kMaxFeatureIndexLimit = (std::uint64_t{1} << 32) - 2;
 // explicit '+' allowed), nothing else. Returns false, having added nothing
 // but possibly the label's id, for any other line (comments, qid:, anything
 // malformed); the general parser below then reads it and reports errors.
-// Both give the same rows.
-bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const ReadOptions& opt) {
+// Both give the same rows. The line ends at the first '\n' or at `end`
+// (where it ended goes to *line_end when given), so a caller need not find
+// the newline first.
+bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const ReadOptions& opt,
+                            const char** line_end = nullptr) {
   const char* p = line;
   while (p < end && is_space(*p)) ++p;
   const char* tok = p;
-  while (p < end && !is_space(*p)) {
+  while (p < end && !is_space(*p) && *p != '\n') {
     if (*p == ':' || *p == '#') return false;
     ++p;
   }
@@ -48,7 +51,7 @@ bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const R
   };
   while (true) {
     while (p < end && is_space(*p)) ++p;
-    if (p == end) break;
+    if (p == end || *p == '\n') break;
     std::uint64_t index = 0;
     const char* digits = p;
     while (p < end && *p >= '0' && *p <= '9') {
@@ -70,7 +73,7 @@ bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const R
       after = r.ptr;
       zero = v == 0.0f;
     }
-    if (after != end && !is_space(*after)) return fail();
+    if (after != end && !is_space(*after) && *after != '\n') return fail();
     p = after;
     previous = index;
     if (!zero) {
@@ -81,6 +84,7 @@ bool parse_libsvm_line_fast(const char* line, const char* end, Chunk& c, const R
   if (previous > c.max_index) c.max_index = previous;
   c.labels.push_back(label);
   c.row_ends.push_back(c.indices.size());
+  if (line_end != nullptr) *line_end = p;
   return true;
 }
 
@@ -178,9 +182,13 @@ void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOp
 Dataset parse_libsvm(std::string_view text, const std::string& name, const ReadOptions& options) {
   text = strip_bom(text);
   if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a LIBSVM text file");
-  return parse_chunks(text, name, options.first_line, [&](const char* b, const char* e, Chunk& c) {
-    parse_libsvm_line(b, e, c, options);
-  }, /*colon_per_value=*/true);
+  const auto fast_line = [&](const char* p, const char* stop, Chunk& c, const char** line_end) {
+    return options.libsvm_fast_path && parse_libsvm_line_fast(p, stop, c, options, line_end);
+  };
+  return parse_chunks(
+      text, name, options.first_line,
+      [&](const char* b, const char* e, Chunk& c) { parse_libsvm_line(b, e, c, options); },
+      /*colon_per_value=*/true, fast_line);
 }
 
 }  // namespace pegasos
