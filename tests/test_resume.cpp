@@ -143,6 +143,38 @@ TEST_CASE("journal: metric blocks (max_fpr's at_max_fpr) are restored, not taken
   CHECK(without_timing(b) == without_timing(a));
 }
 
+TEST_CASE("journal: a restored best run that trains differently now is refused as input, not an internal error",
+          "[experiment][resume]") {
+  // As from a journal another pegasos build wrote: same experiment and data
+  // (same fingerprint), but the best run's recorded result is not what this
+  // build trains. Its retraining must not be reported as non-deterministic
+  // training (exit 1).
+  TempDir dir;
+  const Experiment e = write_experiment(dir, small_experiment());
+  const json a = run_experiment(e, options(dir.file("out"), false));
+  const std::size_t best = a["best"]["run"].get<std::size_t>();
+  const std::string journal = dir.file("out/runs.jsonl");
+  std::string edited;
+  bool found = false;
+  for (const std::string& line : lines_of(journal)) {
+    json r = json::parse(line);
+    if (r.contains("id") && r["id"] == best) {
+      r["training"]["iterations"] = r["training"]["iterations"].get<std::uint64_t>() + 1;
+      found = true;
+    }
+    edited += r.dump() + "\n";
+  }
+  REQUIRE(found);
+  write_text(journal, edited);
+  CHECK_THROWS_AS(run_experiment(e, options(dir.file("out"), true)), ConfigError);  // exit code 2
+  CHECK_THROWS_WITH(run_experiment(e, options(dir.file("out"), true)),
+                    Contains("runs.jsonl") && Contains("run " + std::to_string(best)) &&
+                        Contains("another pegasos build") && Contains("without --resume"));
+  // Without --resume it starts over and succeeds.
+  const json c = run_experiment(e, options(dir.file("out"), false));
+  CHECK(without_timing(c) == without_timing(a));
+}
+
 TEST_CASE("journal: --resume refuses a journal of another experiment or other data", "[experiment][resume]") {
   TempDir dir;
   run_experiment(write_experiment(dir, small_experiment()), options(dir.file("out"), false));

@@ -133,9 +133,11 @@ struct BestRun {
 };
 
 // The best run is trained again (deterministically: the same model) so no
-// model had to be kept during the sweep; throws if it differs.
+// model had to be kept during the sweep; throws if it differs: a
+// ConfigError when the run came from the journal of a resumed sweep (written
+// by another pegasos build, whose solvers may differ), else a logic_error.
 BestRun retrain_best(const Experiment& e, const LoadedData& data, const std::vector<json>& runs,
-                     std::size_t best_run, bool select) {
+                     std::size_t best_run, bool select, const RunJournal& journal) {
   BestRun b;
   const json& r = runs[best_run];
   const RunSpec spec{select ? Phase::kFinal : Phase::kTest, r["point"].get<std::size_t>(), r["repeat"].get<int>(), -1,
@@ -145,6 +147,11 @@ BestRun retrain_best(const Experiment& e, const LoadedData& data, const std::vec
   b.seconds = seconds_since(t0);
   // Compared as text: `r` was read back from its JSON text (NaN is null there).
   if (without_timing(b.outcome->record).dump() != without_timing(r).dump()) {
+    if (journal.restored().count(best_run) != 0) {
+      throw ConfigError(journal.path() + ": run " + std::to_string(best_run) +
+                        " (the best, restored from the journal) trains to a different result now: the journal was "
+                        "written by another pegasos build; run without --resume to start over");
+    }
     throw std::logic_error("retraining the best run did not reproduce it (non-deterministic training)");
   }
   const Evaluation& ev = *b.outcome->evaluation;
@@ -323,7 +330,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
   const std::optional<std::size_t> best_run =
       best_run_id(e, runs, select, specs.size(), data.test.has_value(), origin);
   BestRun best;
-  if (best_run) best = retrain_best(e, data, runs, *best_run, select);
+  if (best_run) best = retrain_best(e, data, runs, *best_run, select, journal);
 
   results["runs"] = runs;
   const json summary = summarize(e, runs);
