@@ -215,6 +215,17 @@ std::string canonical_label(std::string_view token) {
   const char* e = b + token.size();
   // fast_float rejects a leading '+'; "+-1" and "++1" are not numbers.
   if (e - b >= 2 && b[0] == '+' && b[1] != '+' && b[1] != '-') ++b;
+  // An integer of more than 15 digits (an id) keeps its digits: through a
+  // double, 123456789012345678 became 123456789012345680 and 2^53 + 1 met
+  // 2^53. Shorter integers come out of the double exactly as written.
+  {
+    const char* d = b + (b != e && *b == '-' ? 1 : 0);
+    const char* first = d;
+    while (first != e && *first == '0') ++first;
+    if (d != e && e - first > 15 && std::all_of(d, e, [](char c) { return c >= '0' && c <= '9'; })) {
+      return (d != b ? "-" : "") + std::string(first, e);
+    }
+  }
   double v = 0;
   auto r = fast_float::from_chars(b, e, v);
   if (b != e && r.ptr == e && (r.ec == std::errc() || r.ec == std::errc::result_out_of_range)) {

@@ -410,6 +410,23 @@ TEST_CASE("bad inputs: labels must be well-formed UTF-8 of at most 1024 bytes", 
   CHECK(canonical_label("1e-400") == "0");  // underflow is a number (0), not an error
 }
 
+TEST_CASE("labels: integer ids beyond a double's 15-16 digits keep their digits", "[robust][io]") {
+  using pegasos::canonical_label;
+  // Brute force against the digits themselves: sign kept (not for zero), a '+' and leading zeros dropped.
+  CHECK(canonical_label("123456789012345678") == "123456789012345678");
+  CHECK(canonical_label("+000123456789012345678") == "123456789012345678");
+  CHECK(canonical_label("-123456789012345678") == "-123456789012345678");
+  CHECK(canonical_label("9007199254740992") != canonical_label("9007199254740993"));
+  CHECK(canonical_label("12345678901234567890123") == "12345678901234567890123");  // past 2^64 too
+  // Up to 15 digits the double route is exact: the same text as before.
+  CHECK(canonical_label("+1") == "1");
+  CHECK(canonical_label("007") == "7");
+  CHECK(canonical_label("1.0") == "1");
+  CHECK(canonical_label("-0") == "0");
+  CHECK(canonical_label("999999999999999") == "999999999999999");
+  CHECK(canonical_label("-0000000000000000000") == "0");
+}
+
 // Found by fuzz_config: a --set value with invalid UTF-8 was quoted with
 // json::dump() in the error message, which threw (exit 1, internal error).
 // The manifest cannot hold such bytes (it is JSON), hence this case.

@@ -220,7 +220,12 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Train on X (n_samples x n_features; dense or scipy.sparse) and labels y of any type."""
+        warm_features = getattr(self, "n_features_in_", None) if self.warm_start and hasattr(self, "_model") else None
         X, y = self._validate_data(X, y, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32))
+        if warm_features is not None and X.shape[1] != warm_features:
+            self.n_features_in_ = warm_features  # the fitted model is kept as it was
+            raise ValueError("X has %d features, but warm_start continues a model of %d features"
+                             % (X.shape[1], warm_features))
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         self._drawn_seed = None
@@ -230,8 +235,11 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         self._train(X, y_idx, classes, self._overrides(len(classes)), self.warm_start, sample_weight)
         training = self.training_
         if training.get("converged") is False:
-            warnings.warn("pegasos: not converged (stopped by %s, relative duality gap %s > tolerance %s)"
-                          % (training.get("stopped_by"), training.get("relative_gap"), training.get("tolerance")),
+            gap = training.get("relative_gap")
+            warnings.warn("pegasos: not converged (stopped by %s, %s)"
+                          % (training.get("stopped_by"),
+                             "no duality gap certifies this solver setting" if gap is None else
+                             "relative duality gap %s > tolerance %s" % (gap, training.get("tolerance"))),
                           ConvergenceWarning)
         if hasattr(self, "_threshold"):
             del self._threshold  # a loaded model's stored threshold belonged to that model
@@ -351,6 +359,8 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             self._train(X, y_idx, known, overrides, not first, sample_weight)
         if hasattr(self, "_platt"):
             del self._platt  # the calibration belonged to the model fit produced
+        if hasattr(self, "_threshold"):
+            del self._threshold  # as in fit: a loaded model's threshold belonged to that model
         return self
 
     def _train(self, X, y_idx, classes, overrides, warm, sample_weight=None):
@@ -400,6 +410,9 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("sample_weight: negative weights are not supported")
         if not np.any(sample_weight > 0):
             raise ValueError("sample_weight: every weight is 0")
+        top = float(sample_weight.max())
+        if top > 1e30:  # only their ratios count; the engine keeps weights as float32 (max 3.4e38)
+            sample_weight /= top
         if need_every_class:
             missing = np.setdiff1d(np.arange(len(classes)), y_idx[sample_weight > 0])
             if missing.size:
@@ -471,6 +484,9 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         the file is then a text model (the featurizer inside, as `pegasos train` writes
         on raw text), which `pegasos predict` applies to raw documents."""
         check_is_fitted(self, "_model")
+        if hasattr(self, "_platt"):
+            warnings.warn("pegasos: save() writes the model without its probability=True calibration "
+                          "(predict_proba of the loaded model needs `pegasos train --calibrate`)", UserWarning)
         model = self._model if vectorizer is None else self._text_model(vectorizer)
         model.save(os.fspath(path))
 

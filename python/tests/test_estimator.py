@@ -350,3 +350,34 @@ def test_ctrl_c_stops_training(solver):
         timer.cancel()
     assert time.perf_counter() - start < 30
     assert not hasattr(clf, "_model")
+
+
+def test_warm_start_refuses_another_feature_count_and_keeps_the_model():
+    X, y = make_binary_data()
+    clf = pegasos.PegasosClassifier(warm_start=True).fit(X, y)
+    before = clf.coef_.copy()
+    for other in (X[:, :3], np.hstack([X, X[:, :1]]), sp.csr_matrix(X[:, :3])):
+        with pytest.raises(ValueError, match="warm_start continues a model of %d features" % X.shape[1]):
+            clf.fit(other, y)
+        assert clf.n_features_in_ == X.shape[1]
+        np.testing.assert_array_equal(clf.coef_, before)
+        clf.predict(X)  # still usable
+
+
+def test_huge_sample_weights_train_as_their_ratios():
+    # Weights past float32's range (the engine's) train as the same weights scaled down.
+    X, y = make_binary_data()
+    w = np.ones(len(y))
+    w[:10] = 50.0
+    ref = pegasos.PegasosClassifier().fit(X, y, sample_weight=w * 1e30)
+    huge = pegasos.PegasosClassifier().fit(X, y, sample_weight=w * 1e38)
+    np.testing.assert_allclose(huge.coef_, ref.coef_, rtol=1e-5, atol=1e-7)
+    assert np.all(np.isfinite(huge.decision_function(X)))
+
+
+def test_integer_ids_beyond_2_to_the_53_survive_a_model_file(tmp_path):
+    X, y = make_binary_data()
+    ids = np.array([2**53, 2**53 + 1], dtype=np.int64)
+    clf = pegasos.PegasosClassifier().fit(X, ids[(y > 0).astype(int)])
+    clf.save(tmp_path / "m.json")
+    assert list(pegasos.load(tmp_path / "m.json").classes_) == [str(2**53), str(2**53 + 1)]

@@ -162,3 +162,31 @@ def test_a_cli_calibrated_model_gives_the_cli_probabilities_and_threshold(binary
     p = loaded.predict_proba(X)[:, 1]
     np.testing.assert_allclose(p, [float(r[1]) for r in rows], rtol=1e-8, atol=1e-12)
     assert [str(c) for c in loaded.predict(X)] == [r[0] for r in rows]
+
+
+def test_partial_fit_drops_a_loaded_threshold_as_fit_does(binary, tmp_path):
+    # The stored --max-fpr threshold belonged to the file's model: after partial_fit, Python's
+    # predict must agree with the CLI on the saved model (which has no threshold).
+    from conftest import make_binary_data, write_libsvm
+    import subprocess
+    X, y = make_binary_data()
+    write_libsvm(tmp_path / "d.svm", X, y)
+    model = tmp_path / "m.json"
+    subprocess.run([binary, "train", str(tmp_path / "d.svm"), str(model), "--max-fpr", "0.05"], check=True,
+                   capture_output=True)
+    loaded = pegasos.load(model)
+    assert hasattr(loaded, "_threshold")
+    loaded.partial_fit(X, np.array([str(v) for v in y]))
+    assert not hasattr(loaded, "_threshold")
+    loaded.save(tmp_path / "after.json")
+    out = subprocess.run([binary, "predict", str(tmp_path / "after.json"), str(tmp_path / "d.svm")], check=True,
+                         capture_output=True, text=True).stdout
+    assert [str(c) for c in loaded.predict(X)] == [line.split("\t")[0] for line in out.splitlines()]
+
+
+def test_saving_a_python_calibrated_model_warns_that_the_calibration_is_left_out(tmp_path):
+    from conftest import make_binary_data
+    X, y = make_binary_data()
+    clf = pegasos.PegasosClassifier(probability=True).fit(X, y)
+    with pytest.warns(UserWarning, match="without its probability=True calibration"):
+        clf.save(tmp_path / "p.json")
