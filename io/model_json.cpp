@@ -9,6 +9,7 @@
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
 #include "core/fresh_memory.hpp"
+#include "core/objective_table.hpp"
 #include "io/duals_json.hpp"
 #include "io/feature_map_json.hpp"
 #include "io/json_checks.hpp"
@@ -150,6 +151,17 @@ void read_model_header(const json& j, const std::string& name, Model& m) {
   // Two classes: one output (the binary objectives, ova), two for
   // multiclass_hinge (a score per class, predicted by argmax); K classes: K.
   // (An objective name edited into another's model no longer passes.)
+  // A linear model's objective is a linear row of the table, and a
+  // two-class one has two classes (a hinge model with 6 outputs and 6
+  // classes was scored as one-vs-all).
+  const ObjectiveRow* row = find_objective(m.objective);
+  if (row == nullptr || row->kernel) {
+    bad(name, "/objective", "'" + m.objective + "' is not the objective of a linear model (expected " +
+                                objective_names([](const ObjectiveRow& r) { return !r.kernel; }) + ")");
+  }
+  if (!row->multiclass && m.classes.size() != 2) {
+    bad(name, "/classes", "objective " + m.objective + " has two classes, found " + std::to_string(m.classes.size()));
+  }
   const bool per_class = m.objective == "multiclass_hinge";
   const std::size_t expected_outputs = m.classes.size() == 2 && !per_class ? 1 : m.classes.size();
   if (static_cast<std::size_t>(m.outputs) != expected_outputs) {

@@ -226,7 +226,7 @@ BigText make_big_text(std::uint64_t seed, std::size_t min_bytes) {
 Model make_model(std::size_t n_classes, std::uint32_t dimension, std::vector<double> density, std::uint64_t seed) {
   pegasos::Rng rng(seed);
   Model m;
-  m.objective = "hinge";
+  m.objective = n_classes == 2 ? "hinge" : "ova";
   if (n_classes == 2) {
     m.classes = {"ham", "spam"};
   } else {
@@ -1188,6 +1188,14 @@ TEST_CASE("model: malformed model files are rejected naming the file and field",
                       err("/weights", "1 weight vectors"));
     CHECK_THROWS_WITH(from(with([](json& j) { j["outputs"] = 3; })), err("/outputs", "do not match"));
     CHECK_THROWS_WITH(from(with([](json& j) { j["classes"] = {"a"}; })), err("/classes", "at least two"));
+    // A two-class objective with more classes (and as many outputs) is not scored as one-vs-all.
+    CHECK_THROWS_WITH(from(with([](json& j) {
+                        j["classes"] = {"a", "b", "c"};
+                        j["outputs"] = 3;
+                      })),
+                      err("/classes", "objective hinge has two classes, found 3"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["objective"] = "foo"; })), err("/objective", "not the objective of a linear model"));
+    CHECK_THROWS_WITH(from(with([](json& j) { j["objective"] = "kernel_hinge"; })), err("/objective", "linear model"));
   }
   SECTION("non-finite values") {
     CHECK_THROWS_WITH(from(with([](json& j) { j["weights"][0][1] = "NaN"; })), err("/weights/0/1", "found string"));
