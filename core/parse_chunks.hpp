@@ -295,7 +295,7 @@ inline void place_chunks(std::string_view text, const std::vector<std::size_t>& 
 // Parse every chunk's lines with `parse_line(line, end, chunk)`; the first
 // error of a chunk stops that chunk.
 // `fast_line(p, stop, chunk, &line_end)`, where given, first tries the
-// common form of a line starting at p and ending at the first '\n' (or
+// common form of a line starting at p and ending at the first newline (or
 // stop), finding that end itself, which spares a search for it before
 // every line (6% of a LIBSVM parse of short lines); it returns false, having
 // added no row, for anything it does not take.
@@ -303,9 +303,9 @@ struct NoFastLine {
   bool operator()(const char*, const char*, Chunk&, const char**) const { return false; }
 };
 
-template <class LineParser, class FastLine = NoFastLine>
+template <class LineParser, class FastLine>
 void parse_all(std::string_view text, const std::vector<std::size_t>& bounds, std::vector<Chunk>& chunks,
-               LineParser& parse_line, const FastLine& fast_line = FastLine()) {
+               LineParser& parse_line, const FastLine& fast_line) {
   parallel_for_index(chunks.size(), [&](std::size_t ci) {
     Chunk& c = chunks[ci];
     const char* p = text.data() + bounds[ci];
