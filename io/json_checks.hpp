@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,18 @@ inline double finite_number(const nlohmann::json& v, const std::string& name, co
   const double d = v.get<double>();
   if (!std::isfinite(d)) bad(name, field, "not finite");
   return d;
+}
+
+// The same, the field's name built by `field()` only for a message: a model
+// holds up to millions of numbers (2^20 hashed weights), and building
+// "/weights/0/123456" for each took longer than reading it.
+template <class Field, class = std::enable_if_t<std::is_invocable_r_v<std::string, const Field&>>>
+double finite_number(const nlohmann::json& v, const std::string& name, const Field& field) {
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d)) return d;
+  }
+  return finite_number(v, name, field());
 }
 
 // An integer in [1, max] (InputError "NAME: FIELD: ..." otherwise).

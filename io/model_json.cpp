@@ -148,9 +148,6 @@ void read_model_header(const json& j, const std::string& name, Model& m) {
   if (m.bias_mode != "none" && m.bias_mode != "feature" && m.bias_mode != "unregularized") {
     bad(name, "/bias_mode", "expected none, feature or unregularized, found '" + m.bias_mode + "'");
   }
-  // Two classes: one output (the binary objectives, ova), two for
-  // multiclass_hinge (a score per class, predicted by argmax); K classes: K.
-  // (An objective name edited into another's model no longer passes.)
   // A linear model's objective is a linear row of the table, and a
   // two-class one has two classes (a hinge model with 6 outputs and 6
   // classes was scored as one-vs-all).
@@ -162,6 +159,9 @@ void read_model_header(const json& j, const std::string& name, Model& m) {
   if (!row->multiclass && m.classes.size() != 2) {
     bad(name, "/classes", "objective " + m.objective + " has two classes, found " + std::to_string(m.classes.size()));
   }
+  // Two classes: one output (the binary objectives, ova), two for
+  // multiclass_hinge (a score per class, predicted by argmax); K classes: K.
+  // (An objective name edited into another's model no longer passes.)
   const bool per_class = m.objective == "multiclass_hinge";
   const std::size_t expected_outputs = m.classes.size() == 2 && !per_class ? 1 : m.classes.size();
   if (static_cast<std::size_t>(m.outputs) != expected_outputs) {
@@ -186,10 +186,7 @@ void read_sparse_weights(const json& wk, const std::string& name, const std::str
       bad(name, field + "/indices/" + std::to_string(e), "index " + std::to_string(i) + " is out of order or outside 1.." + std::to_string(m.dimension));
     }
     previous = i;
-    const json& v = val[e];
-    const double d = v.is_number() ? v.get<double>() : std::nan("");
-    // The field's name is built only for a message (a million entries a model).
-    m.weights[(i - 1) * K + k] = std::isfinite(d) ? d : finite_number(v, name, field + "/values/" + std::to_string(e));
+    m.weights[(i - 1) * K + k] = finite_number(val[e], name, [&] { return field + "/values/" + std::to_string(e); });
   }
 }
 
@@ -223,9 +220,7 @@ void read_model_weights(const json& j, const std::string& name, Model& m) {
     const std::string field = "/weights/" + std::to_string(k);
     if (wk.is_array()) {
       for (std::size_t d = 0; d < m.dimension; ++d) {
-        const json& v = wk[d];
-        const double x = v.is_number() ? v.get<double>() : std::nan("");
-        m.weights[d * K + k] = std::isfinite(x) ? x : finite_number(v, name, field + "/" + std::to_string(d));
+        m.weights[d * K + k] = finite_number(wk[d], name, [&] { return field + "/" + std::to_string(d); });
       }
     } else if (wk.is_object()) {
       read_sparse_weights(wk, name, field, k, m);

@@ -376,10 +376,13 @@ const json& need_field(const json& j, const char* key, const std::string& name, 
   return *it;
 }
 
-double finite_positive(const json& v, const std::string& name, const std::string& field) {
-  if (!v.is_number()) bad_json(name, field, "expected a number, found " + v.dump());
+// The field's name is built by `field()` only for a message (an idf value per
+// bucket or term: 100k entries a model).
+template <class Field>
+double finite_positive(const json& v, const std::string& name, const Field& field) {
+  if (!v.is_number()) bad_json(name, field(), "expected a number, found " + v.dump());
   const double d = v.get<double>();
-  if (!std::isfinite(d) || d <= 0.0) bad_json(name, field, "expected a finite positive number, found " + v.dump());
+  if (!std::isfinite(d) || d <= 0.0) bad_json(name, field(), "expected a finite positive number, found " + v.dump());
   return d;
 }
 
@@ -439,7 +442,7 @@ void TextFeaturizer::hashing_from_json(const json& j, const std::string& name, c
     if (it == idf.end()) bad_json(name, field + "/" + key, "missing field");
     return *it;
   };
-  const double unseen = finite_positive(member("default"), name, field + "/default");
+  const double unseen = finite_positive(member("default"), name, [&] { return field + "/default"; });
   const json& indices = member("indices");
   const json& values = member("values");
   if (!indices.is_array() || !values.is_array() || indices.size() != values.size()) {
@@ -449,17 +452,14 @@ void TextFeaturizer::hashing_from_json(const json& j, const std::string& name, c
   fill_fresh(idf_, dim, unseen);  // 2^20 buckets: 8 MB
   std::uint64_t next = 0;  // indices strictly increasing
   for (std::size_t e = 0; e < indices.size(); ++e) {
-    // The fields' names are built only for a message (100k entries a model).
-    const auto at = [&] { return field + "/indices/" + std::to_string(e); };
+    const auto at = [&] { return field + "/indices/" + std::to_string(e); };  // for a message only
     if (!indices[e].is_number_unsigned()) bad_json(name, at(), "expected a bucket number, found " + indices[e].dump());
     const std::uint64_t b = indices[e].get<std::uint64_t>();
     if (b < next || b >= dim) {
       bad_json(name, at(), "bucket " + std::to_string(b) + " is out of order or outside 0.." + std::to_string(dim - 1));
     }
     next = b + 1;
-    const json& v = values[e];
-    const double d = v.is_number() ? v.get<double>() : 0.0;
-    idf_[b] = std::isfinite(d) && d > 0.0 ? d : finite_positive(v, name, field + "/values/" + std::to_string(e));
+    idf_[b] = finite_positive(values[e], name, [&] { return field + "/values/" + std::to_string(e); });
   }
 }
 
@@ -484,7 +484,9 @@ void TextFeaturizer::vocabulary_from_json(const json& j, const std::string& name
       bad_json(name, P + "/idf", "expected an array of " + std::to_string(vocabulary_.size()) + " numbers (one per term)");
     }
     idf_.reserve(idf.size());
-    for (std::size_t i = 0; i < idf.size(); ++i) idf_.push_back(finite_positive(idf[i], name, P + "/idf/" + std::to_string(i)));
+    for (std::size_t i = 0; i < idf.size(); ++i) {
+      idf_.push_back(finite_positive(idf[i], name, [&] { return P + "/idf/" + std::to_string(i); }));
+    }
   }
   build_lookup();
 }
