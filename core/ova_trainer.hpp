@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/compact_features.hpp"
 #include "core/parallel.hpp"
 #include "core/solver.hpp"
 #include "core/random.hpp"
@@ -19,7 +20,9 @@
 namespace pegasos {
 
 // make_objective(k) returns the binary objective for class k.
-// on_class_done(k, result) is called (from a worker thread) as each finishes.
+// on_class_done(k, result) is called (from a worker thread) as each finishes
+// (where the features are compacted, core/compact_features.hpp, with the
+// class's weights in the compact space; the returned result has them back).
 // `warm` (empty, or one per class): each class's warm start.
 template <class MakeObjective>
 TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSettings& settings,
@@ -27,6 +30,13 @@ TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSetti
                              const std::function<void(int, const TrainResult&)>& on_class_done = {},
                              const std::vector<WarmStart>& warm = {}) {
   const std::size_t K = static_cast<std::size_t>(classes);
+  if (const std::optional<CompactFeatures> compact = CompactFeatures::of(data, settings)) {  // once for all classes
+    std::vector<WarmStart> cw;
+    for (const WarmStart& w : warm) cw.push_back(compact->compact(w));
+    TrainResult r = train_one_vs_all(compact->data(), classes, settings, make_objective, on_class_done, cw);
+    compact->expand(r);
+    return r;
+  }
   std::vector<TrainResult> per_class(K);
   std::vector<EngineSettings> per_settings(K, settings);
   for (std::size_t k = 0; k < K; ++k) per_settings[k].seed = derive_seed(settings.seed, k);

@@ -15,8 +15,10 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <utility>
 
+#include "core/compact_features.hpp"
 #include "core/engine.hpp"
 #include "core/sdca.hpp"
 #include "core/warm_start.hpp"
@@ -131,6 +133,13 @@ template <Objective O>
 TrainResult train_with_solver(const Dataset& data, const O& objective, const EngineSettings& s,
                               const std::function<bool(const EpochInfo&)>& on_epoch = {},
                               const WarmStart* warm = nullptr) {
+  if (const std::optional<CompactFeatures> compact = CompactFeatures::of(data, s)) {  // core/compact_features.hpp
+    const std::optional<WarmStart> cw = warm != nullptr ? std::optional<WarmStart>(compact->compact(*warm)) : std::nullopt;
+    TrainResult r = train_with_solver(compact->data(), objective, s, CompactFeatures::without_weights(on_epoch),
+                                      cw ? &*cw : nullptr);
+    compact->expand(r);
+    return r;
+  }
   if constexpr (HingeDual<O> || MulticlassDual<O>) {
     if (use_sdca(s)) {
       std::vector<double> alpha;

@@ -1,0 +1,120 @@
+// Training in the feature space the data uses. Hashed text puts 4702 mails
+// into 2^20 buckets of which 82k are used, so every dense weight vector of a
+// solver is 12× longer than the problem: coordinate ascent's random reads of
+// w spread over 8 MB instead of 650 kB, every exact check sums ‖w‖² over 2^20
+// entries and copies them, and each new vector faults in 8 MB of pages.
+// Where the used features are at most half of a large dimension, training
+// runs on a copy of the row indices renumbered to 0..u−1 (in increasing
+// order, so every row keeps its entries' order), and the result's weights are
+// put back in the data's dimension. Every sum over the weights is a
+// sequential sum in index order or a sum over a row's entries, so dropping
+// features that are zero throughout changes no bit of the result; only
+// choices made from the dimension itself can differ (the interior-point
+// hand-over and the multiclass dual's smoothed point are sized by it).
+// SpamAssassin by date, 4702 mails, default settings: train 0.23 → 0.11 s,
+// the same passes and the same model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "core/dataset.hpp"
+#include "core/fresh_memory.hpp"
+#include "core/parallel.hpp"
+#include "core/training.hpp"
+
+namespace pegasos {
+
+class CompactFeatures {
+ public:
+  // Below this many features a dense vector is cheap enough (512 kB).
+  static constexpr std::uint32_t kMinDimension = 65536;
+
+  // The renumbered copy of `data`, or nullopt where it does not pay: a
+  // dimension under kMinDimension, more than half of the features used, or
+  // a trace that hands the weights to its callback (they would be in the
+  // wrong space). One read of the row indices to count, one to renumber.
+  static std::optional<CompactFeatures> of(const Dataset& data, const EngineSettings& s) {
+    if (data.dimension < kMinDimension || s.trace_objective) return std::nullopt;
+    std::vector<std::uint32_t> rank;  // 1 for a used feature, then its new index
+    fill_fresh(rank, data.dimension, std::uint32_t{0});
+    const std::uint32_t* idx = data.indices.data();
+    const std::uint64_t nnz = data.nnz();
+    for (std::uint64_t e = 0; e < nnz; ++e) rank[idx[e]] = 1;
+    CompactFeatures c;
+    for (std::uint32_t j = 0; j < data.dimension; ++j) {
+      if (rank[j] != 0) {
+        rank[j] = static_cast<std::uint32_t>(c.used_.size());
+        c.used_.push_back(j);
+      }
+    }
+    if (c.used_.empty() || c.used_.size() > data.dimension / 2) return std::nullopt;
+    c.dimension_ = data.dimension;
+    Dataset& d = c.data_;
+    d.row_ptr = Buffer<std::uint64_t>::borrow(data.row_ptr.data(), data.row_ptr.size());
+    d.values = Buffer<float>::borrow(data.values.data(), data.values.size());
+    std::vector<std::uint32_t> renumbered;
+    resize_populated(renumbered, nnz);
+    parallel_for_index(data.size(), [&](std::size_t i) {
+      for (std::uint64_t e = data.row_ptr[i]; e < data.row_ptr[i + 1]; ++e) renumbered[e] = rank[idx[e]];
+    }, kSerialRows);
+    d.indices = std::move(renumbered);
+    d.labels = data.labels;
+    d.classes = data.classes;
+    d.dimension = static_cast<std::uint32_t>(c.used_.size());
+    d.source = data.source;
+    d.weights = data.weights;
+    d.lender = data.lender;
+    return c;
+  }
+
+  // The rows with their features renumbered (borrows the original's values
+  // and row starts: the original must outlive it).
+  const Dataset& data() const { return data_; }
+
+  // A warm start's weights (dimension × K) in the compact space.
+  WarmStart compact(const WarmStart& warm) const {
+    WarmStart out = warm;
+    const std::size_t K = warm.weights.size() / dimension_;
+    out.weights.assign(used_.size() * K, 0.0);
+    for (std::size_t u = 0; u < used_.size(); ++u) {
+      for (std::size_t k = 0; k < K; ++k) out.weights[u * K + k] = warm.weights[used_[u] * K + k];
+    }
+    return out;
+  }
+
+  // The result's weights back in the data's dimension (zero off the used
+  // features).
+  void expand(TrainResult& r) const {
+    const std::size_t K = r.weights.size() / used_.size();
+    std::vector<double> w;
+    fill_fresh(w, static_cast<std::size_t>(dimension_) * K, 0.0);
+    for (std::size_t u = 0; u < used_.size(); ++u) {
+      for (std::size_t k = 0; k < K; ++k) w[used_[u] * K + k] = r.weights[u * K + k];
+    }
+    r.weights = std::move(w);
+    r.dimension = dimension_;
+  }
+
+  // `on_epoch` for a run on the compact data: the same calls, without the
+  // weights (only traces read them, and traces do not compact).
+  static std::function<bool(const EpochInfo&)> without_weights(const std::function<bool(const EpochInfo&)>& on_epoch) {
+    if (!on_epoch) return {};
+    return [&on_epoch](const EpochInfo& e) {
+      EpochInfo copy = e;
+      copy.weights = nullptr;
+      copy.bias = nullptr;
+      return on_epoch(copy);
+    };
+  }
+
+ private:
+  std::vector<std::uint32_t> used_;  // compact index → the data's feature index, increasing
+  std::uint32_t dimension_ = 0;      // the data's
+  Dataset data_;
+};
+
+}  // namespace pegasos

@@ -1,0 +1,166 @@
+// Training in the used feature space (core/compact_features.hpp): on data
+// whose few used features are scattered over a large dimension (hashed
+// text), every solver and objective gives bit for bit the weights it gives on
+// the same rows numbered densely by hand, put back at the original indices,
+// with zeros elsewhere; a warm start's weights go along; it is skipped where
+// it does not pay.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "core/compact_features.hpp"
+#include "core/ova_trainer.hpp"
+#include "core/random.hpp"
+#include "core/solver.hpp"
+#include "objectives/hinge.hpp"
+#include "objectives/weighted_hinge.hpp"
+#include "objectives/multiclass_hinge.hpp"
+
+using namespace pegasos;
+
+namespace {
+
+// n rows of ~10 entries drawn from `used` features spread over `dimension`,
+// labels from a random linear model (K classes) with 10% flipped; and the
+// same rows with feature f renumbered to its rank among the used ones.
+struct Pair {
+  Dataset wide, dense;
+  std::vector<std::uint32_t> used;  // dense index → wide index
+};
+Pair scattered(std::size_t n, std::uint32_t dimension, std::uint32_t used, int K, std::uint64_t seed) {
+  Rng rng(seed);
+  Pair p;
+  std::map<std::uint32_t, bool> chosen;
+  while (chosen.size() < used) chosen[static_cast<std::uint32_t>(rng.uniform() * dimension) % dimension] = true;
+  for (const auto& [f, unused] : chosen) p.used.push_back(f);
+  std::vector<double> truth(std::size_t{used} * static_cast<std::size_t>(K));
+  for (double& v : truth) v = rng.uniform() - 0.5;
+  for (Dataset* d : {&p.wide, &p.dense}) {
+    for (int k = 0; k < K; ++k) d->classes.push_back("c" + std::to_string(k));
+    d->source = "scattered";
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::uint32_t> rank;
+    for (int q = 0; q < 10; ++q) rank.push_back(static_cast<std::uint32_t>(rng.uniform() * used) % used);
+    std::sort(rank.begin(), rank.end());
+    rank.erase(std::unique(rank.begin(), rank.end()), rank.end());
+    std::vector<float> val;
+    std::vector<double> score(static_cast<std::size_t>(K), 0.0);
+    std::vector<std::uint32_t> wide_idx;
+    for (const std::uint32_t r : rank) {
+      val.push_back(static_cast<float>(rng.uniform() * 0.5));
+      wide_idx.push_back(p.used[r]);
+      for (int k = 0; k < K; ++k) score[static_cast<std::size_t>(k)] += val.back() * truth[r * K + k];
+    }
+    int label = static_cast<int>(std::max_element(score.begin(), score.end()) - score.begin());
+    if (rng.uniform() < 0.1) label = static_cast<int>(rng.uniform() * K) % K;
+    p.wide.append_row(wide_idx, val, label);
+    p.dense.append_row(rank, val, label);
+  }
+  p.wide.dimension = dimension;
+  p.dense.dimension = used;
+  return p;
+}
+
+// `dense_w` (used × K) put at the wide indices: what the wide run must return.
+std::vector<double> widened(const std::vector<double>& dense_w, const Pair& p, std::size_t K) {
+  std::vector<double> w(std::size_t{p.wide.dimension} * K, 0.0);
+  for (std::size_t u = 0; u < p.used.size(); ++u) {
+    for (std::size_t k = 0; k < K; ++k) w[p.used[u] * K + k] = dense_w[u * K + k];
+  }
+  return w;
+}
+
+void check_same(const TrainResult& wide, const TrainResult& dense, const Pair& p, std::size_t K) {
+  CHECK(wide.dimension == p.wide.dimension);
+  CHECK(wide.weights == widened(dense.weights, p, K));  // bit for bit
+  CHECK(wide.bias == dense.bias);
+  CHECK(wide.objective == dense.objective);
+  CHECK(wide.iterations == dense.iterations);
+  CHECK(wide.alpha == dense.alpha);
+}
+
+}  // namespace
+
+TEST_CASE("compact features: the wide run equals the densely numbered one bit for bit", "[compact]") {
+  const Pair p = scattered(600, 1u << 18, 900, 3, 5);
+  REQUIRE(CompactFeatures::of(p.wide, EngineSettings{}).has_value());
+  REQUIRE_FALSE(CompactFeatures::of(p.dense, EngineSettings{}).has_value());  // under kMinDimension
+  EngineSettings s;
+  s.lambda = 1e-3;
+  s.bias = BiasMode::kFeature;
+  const Solver solver = GENERATE(Solver::kSdca, Solver::kPegasos);
+  s.solver = solver;
+  CAPTURE(static_cast<int>(solver));
+  SECTION("binary") {
+    const std::vector<double> cost{1.0, 2.0, 1.0};
+    const TrainResult wide = train_with_solver(p.wide, WeightedHinge(1, cost, 1.2), s);
+    const TrainResult dense = train_with_solver(p.dense, WeightedHinge(1, cost, 1.2), s);
+    check_same(wide, dense, p, 1);
+    // A warm start from it (its weights in the wide space) goes along.
+    WarmStart w;
+    w.weights = wide.weights;
+    w.bias = wide.bias;
+    w.steps = wide.iterations;
+    WarmStart wd = w;
+    wd.weights = dense.weights;
+    s.lambda = 5e-4;
+    check_same(train_with_solver(p.wide, WeightedHinge(1, cost, 1.2), s, {}, &w),
+               train_with_solver(p.dense, WeightedHinge(1, cost, 1.2), s, {}, &wd), p, 1);
+  }
+  SECTION("multiclass") {
+    const std::vector<double> ones(3, 1.0);
+    check_same(train_with_solver(p.wide, MulticlassHinge(3, ones, 1.0), s),
+               train_with_solver(p.dense, MulticlassHinge(3, ones, 1.0), s), p, 3);
+  }
+  SECTION("one-vs-all") {
+    const std::vector<double> ones(3, 1.0);
+    const auto make = [&](int k) { return WeightedHinge(k, ones, 1.0); };
+    check_same(train_one_vs_all(p.wide, 3, s, make), train_one_vs_all(p.dense, 3, s, make), p, 3);
+  }
+}
+
+TEST_CASE("compact features: skipped where it does not pay or a trace reads the weights", "[compact]") {
+  // Rows of 8 consecutive features covering the first `covered` of 2^17:
+  // at most half used compacts, more does not.
+  const auto covering = [](std::uint32_t covered) {
+    Dataset d;
+    d.classes = {"a", "b"};
+    d.source = "covering";
+    for (std::uint32_t f = 0; f < covered; f += 8) {
+      std::vector<std::uint32_t> idx;
+      for (std::uint32_t j = f; j < std::min(f + 8, covered); ++j) idx.push_back(j);
+      d.append_row(idx, std::vector<float>(idx.size(), 0.5f), static_cast<int>((f / 8) % 2));
+    }
+    d.dimension = 1u << 17;
+    return d;
+  };
+  EngineSettings s;
+  const std::optional<CompactFeatures> half = CompactFeatures::of(covering(1u << 16), s);
+  REQUIRE(half.has_value());
+  CHECK(half->data().dimension == (1u << 16));
+  CHECK_FALSE(CompactFeatures::of(covering((1u << 16) + 1), s).has_value());
+  const Pair sparse = scattered(100, 1u << 17, 50, 2, 9);
+  s.trace_objective = true;
+  CHECK_FALSE(CompactFeatures::of(sparse.wide, s).has_value());
+  s.trace_objective = false;
+  const std::optional<CompactFeatures> d = CompactFeatures::of(sparse.wide, s);
+  REQUIRE(d.has_value());
+  std::vector<bool> seen(sparse.wide.dimension, false);
+  for (std::size_t e = 0; e < sparse.wide.nnz(); ++e) seen[sparse.wide.indices[e]] = true;
+  CHECK(d->data().dimension == static_cast<std::uint32_t>(std::count(seen.begin(), seen.end(), true)));
+  // The renumbered rows keep their values and order, indices by rank (all
+  // 50 features drawn: the hand-made numbering is the same).
+  REQUIRE(d->data().dimension == 50);
+  for (std::size_t i = 0; i < sparse.wide.size(); ++i) {
+    const RowView a = sparse.dense.row(i), b = d->data().row(i);
+    REQUIRE(a.nnz == b.nnz);
+    for (std::uint32_t j = 0; j < a.nnz; ++j) {
+      CHECK(a.indices[j] == b.indices[j]);
+      CHECK(a.values[j] == b.values[j]);
+    }
+  }
+}
