@@ -273,7 +273,7 @@ TextFormat format_by_name(const std::string& path, bool directory, bool require_
 
 }  // namespace
 
-TextCorpus parse_text_corpus(const std::string& bytes, TextFormat format, const std::string& path,
+TextCorpus parse_text_corpus(std::string_view bytes, TextFormat format, const std::string& path,
                              const TextReadOptions& options) {
   if (format == TextFormat::kAuto) format = sniff_text_format(bytes);
   if (format == TextFormat::kDirectory) throw InputError(input_name(path) + ": format text_dir needs a folder, not a stream");
@@ -284,7 +284,7 @@ TextCorpus parse_text_corpus(const std::string& bytes, TextFormat format, const 
   if (format == TextFormat::kDocument) {
     TextCorpus corpus;
     corpus.source = name;
-    corpus.texts.push_back(bytes);
+    corpus.texts.emplace_back(bytes);
     corpus.labels.emplace_back();
     corpus.ids.push_back(path);
     return corpus;
@@ -310,7 +310,12 @@ TextCorpus read_text_corpus(const std::string& path, const TextReadOptions& opti
     return read_directory_corpus(path, options);
   }
   if (directory) throw InputError(path + ": is a directory, expected a " + (format == TextFormat::kJsonl ? "JSONL" : "TSV") + " file");
-  return parse_text_corpus(read_file_bytes(path), format, path, options);
+  // Parsed from the file's mapping: the documents are copied out of it as
+  // they are decoded, so a copy of the whole file (and its page faults: 27
+  // MB of mail, about 0.1 s here) is not needed.
+  TextCorpus corpus;
+  with_file_bytes(path, [&](std::string_view bytes) { corpus = parse_text_corpus(bytes, format, path, options); });
+  return corpus;
 }
 
 // ---------------------------------------------------------------------------

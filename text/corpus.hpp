@@ -54,7 +54,7 @@ struct TextCorpus {
 TextCorpus read_text_corpus(const std::string& path, const TextReadOptions& options);
 // `bytes` of the input `path` ("-": standard input) parsed as `format`
 // (kAuto: sniff_text_format; kDocument: all of it one document).
-TextCorpus parse_text_corpus(const std::string& bytes, TextFormat format, const std::string& path,
+TextCorpus parse_text_corpus(std::string_view bytes, TextFormat format, const std::string& path,
                              const TextReadOptions& options);
 // The format of text read from a stream: JSONL when the first non-blank byte
 // (after a UTF-8 BOM) is '{', else TSV.
