@@ -536,6 +536,26 @@ def save(estimator, path):
                     "PegasosClassifier), got %s" % type(estimator).__name__)
 
 
+def _label_array(labels):
+    """A model file's labels (canonical text) as classes_: integers of at most 15 digits
+    (how `pegasos` spells numeric labels: 1, -1, 7) as int64, other numbers as float64,
+    anything else (or integers longer than 15 digits, kept as text) as str. So a model of
+    LIBSVM data predicts numbers, comparable with the y that load_svmlight_file reads."""
+    def integral(t):
+        digits = t[1:] if t.startswith("-") else t
+        return 0 < len(digits) <= 15 and digits.isdigit() and str(int(t)) == t
+    if labels and all(integral(t) for t in labels):
+        return np.array([int(t) for t in labels], dtype=np.int64)
+    try:
+        values = [float(t) for t in labels]
+    except ValueError:
+        return np.array(labels)
+    long_integer = any(t.lstrip("-").isdigit() and len(t.lstrip("-")) > 15 for t in labels)
+    if labels and all(np.isfinite(v) for v in values) and not long_integer:
+        return np.array(values, dtype=np.float64)
+    return np.array(labels)
+
+
 def _classifier(model):
     """A fitted PegasosClassifier around a numeric linear engine model."""
     document = json.loads(model.to_json())
@@ -543,7 +563,7 @@ def _classifier(model):
     calibration = document.get("calibration")
     clf = PegasosClassifier(objective=settings.get("objective", "auto"), lam=settings.get("lambda", 1e-4),
                             bias=settings.get("bias", "feature"), probability=calibration is not None)
-    classes = np.array(model.classes)
+    classes = _label_array(list(model.classes))
     clf._set_model(model, classes, list(model.classes))
     clf.n_features_in_ = int(model.dimension)
     if calibration is not None:  # `pegasos train --calibrate`: the same sigmoids, engine order = classes_ order
@@ -560,7 +580,9 @@ def load(path):
     featurizer inside): a fitted Pipeline(TextVectorizer, PegasosClassifier) whose
     predict / decision_function take raw documents (str) and give what `pegasos predict`
     gives; its steps are the featurizer (parameters: the model's `features` options) and
-    the classifier on the featurizer's rows. classes_ are the file's labels as text (str)."""
+    the classifier on the featurizer's rows. classes_ are the file's labels: numbers where
+    every label is one (int64 for integers of at most 15 digits, else float64), else text
+    (str)."""
     model = _pegasos.Model.load(os.fspath(path))
     if model.kernel:
         raise ValueError("%s: a kernel model; the Python package handles linear models only" % path)

@@ -83,7 +83,10 @@ def test_cli_model_predicts_in_python(binary, tmp_path, kind, params):
     clf = pegasos.PegasosClassifier(**params)
     cli_train(binary, clf, len(np.unique(y)), tmp_path / "d.svm", tmp_path / "cli.json")
     loaded = pegasos.load(tmp_path / "cli.json")
-    assert list(loaded.classes_) == sorted({str(c) for c in y}, key=lambda c: (float(c) if kind == "binary" else c))
+    assert [str(c) for c in loaded.classes_] == sorted({str(c) for c in y}, key=lambda c: (float(c) if kind == "binary" else c))
+    if kind == "binary":  # numeric labels load as numbers
+        assert loaded.classes_.dtype == np.int64
+        assert loaded.score(X, y.astype(np.float64)) == pytest.approx(np.mean(loaded.predict(X) == y))
     expected = cli_predict(binary, tmp_path / "cli.json", tmp_path / "d.svm")
     assert formatted(loaded.predict(X), engine_order_scores(loaded, X)) == expected
     # and the same decision values as the estimator trained in Python

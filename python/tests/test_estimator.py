@@ -117,8 +117,25 @@ def test_save_and_load(tmp_path):
     clf = pegasos.PegasosClassifier().fit(X, y)
     clf.save(tmp_path / "m.json")
     loaded = pegasos.load(tmp_path / "m.json")
-    assert list(loaded.classes_) == ["-1", "1"]
+    assert list(loaded.classes_) == [-1, 1] and loaded.classes_.dtype == np.int64
     np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
+    # numbers, so scoring against float labels (as load_svmlight_file reads them) works
+    assert loaded.score(X, y.astype(np.float64)) == clf.score(X, y) > 0.5
+
+
+@pytest.mark.parametrize("labels,dtype", [
+    (np.array(["0.5", "2.25"]), np.float64), (np.array(["ham", "spam"]), np.str_), (np.array([3, 10]), np.int64),
+    (np.array(["1.5", "abc"]), np.str_)])
+def test_loaded_classes_are_numbers_where_every_label_is_one(tmp_path, labels, dtype):
+    X, y = make_binary_data()
+    target = labels[(y > 0).astype(int)]
+    clf = pegasos.PegasosClassifier().fit(X, target)
+    clf.save(tmp_path / "m.json")
+    loaded = pegasos.load(tmp_path / "m.json")
+    assert loaded.classes_.dtype.type == dtype
+    assert [str(c) for c in loaded.classes_] == [str(c) for c in clf.classes_]
+    assert [str(c) for c in loaded.predict(X)] == [str(c) for c in clf.predict(X)]
+    assert np.mean(loaded.predict(X) == target.astype(dtype)) == clf.score(X, target)
 
 
 @pytest.mark.parametrize("labels", [

@@ -176,7 +176,7 @@ def test_partial_fit_drops_a_loaded_threshold_as_fit_does(binary, tmp_path):
                    capture_output=True)
     loaded = pegasos.load(model)
     assert hasattr(loaded, "_threshold")
-    loaded.partial_fit(X, np.array([str(v) for v in y]))
+    loaded.partial_fit(X, y)  # the file's labels -1, 1 load as numbers
     assert not hasattr(loaded, "_threshold")
     loaded.save(tmp_path / "after.json")
     out = subprocess.run([binary, "predict", str(tmp_path / "after.json"), str(tmp_path / "d.svm")], check=True,
