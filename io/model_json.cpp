@@ -83,28 +83,43 @@ std::string model_to_json(const Model& m) {
     out += ",\n \"duals\": ";
     append_duals_json(out, *m.duals);
   }
-  out += ",\n \"weights\": [";
-  for (std::size_t k = 0; k < K; ++k) {
-    std::size_t nonzero = 0;
-    for (std::size_t j = 0; j < m.dimension; ++j) {
+  // The weights are feature-major (W[j·K + k]): every class's count of
+  // non-zeros, the finiteness check and the sparse classes' indices come from
+  // one sequential read of W, where a strided read per class read all of it K
+  // times (28 classes × 2^20 hashed features: 224 MB read 56 times, 0.65 s).
+  std::vector<std::size_t> nonzero(K, 0);
+  for (std::size_t j = 0; j < m.dimension; ++j) {
+    for (std::size_t k = 0; k < K; ++k) {
       const double w = m.weights[j * K + k];
       if (!std::isfinite(w)) {
         throw std::logic_error("refusing to save a model with a non-finite weight (feature " + std::to_string(j + 1) + ")");
       }
-      nonzero += w != 0.0;
+      nonzero[k] += w != 0.0;
     }
+  }
+  // Sparse when at most kSparseBelow of the weights are non-zero.
+  std::vector<char> sparse(K);
+  std::vector<std::vector<std::uint32_t>> idx(K);
+  bool any_sparse = false;
+  for (std::size_t k = 0; k < K; ++k) {
+    sparse[k] = static_cast<double>(nonzero[k]) < kSparseBelow * static_cast<double>(m.dimension);
+    if (sparse[k]) idx[k].reserve(nonzero[k]);
+    any_sparse = any_sparse || sparse[k];
+  }
+  for (std::size_t j = 0; any_sparse && j < m.dimension; ++j) {
+    for (std::size_t k = 0; k < K; ++k) {
+      if (sparse[k] && m.weights[j * K + k] != 0.0) idx[k].push_back(static_cast<std::uint32_t>(j));
+    }
+  }
+  out += ",\n \"weights\": [";
+  for (std::size_t k = 0; k < K; ++k) {
     out += k == 0 ? "\n  " : ",\n  ";
-    // Sparse when at most kSparseBelow of the weights are non-zero.
-    if (static_cast<double>(nonzero) < kSparseBelow * static_cast<double>(m.dimension)) {
-      std::vector<std::uint32_t> idx;
-      idx.reserve(nonzero);
-      for (std::size_t j = 0; j < m.dimension; ++j) {
-        if (m.weights[j * K + k] != 0.0) idx.push_back(static_cast<std::uint32_t>(j));
-      }
+    if (sparse[k]) {
+      const std::vector<std::uint32_t>& at = idx[k];
       out += "{\"indices\": ";
-      append_array(out, idx.size(), [&](std::size_t e) { return std::uint64_t{idx[e]} + 1; });
+      append_array(out, at.size(), [&](std::size_t e) { return std::uint64_t{at[e]} + 1; });
       out += ",\n   \"values\": ";
-      append_array(out, idx.size(), [&](std::size_t e) { return m.weights[idx[e] * K + k]; });
+      append_array(out, at.size(), [&](std::size_t e) { return m.weights[at[e] * K + k]; });
       out += '}';
     } else {
       append_array(out, m.dimension, [&](std::size_t e) { return m.weights[e * K + k]; });
