@@ -44,45 +44,9 @@ json optional_object(const json& j, const std::string& key, const std::string& n
   return *it;
 }
 
-}  // namespace
-
-std::string model_to_json(const Model& m) {
+// The "weights" member: K arrays, each dense or sparse (kSparseBelow).
+void append_weights_json(std::string& out, const Model& m) {
   const std::size_t K = static_cast<std::size_t>(m.outputs);
-  for (double b : m.bias) {
-    if (!std::isfinite(b)) throw std::logic_error("refusing to save a model with a non-finite bias");
-  }
-  json j = {{"format_version", m.feature_map ? kModelFormatVersionFeatureMap : kModelFormatVersion},
-            {"kind", "linear"},
-            {"objective", m.objective},
-            {"classes", m.classes},
-            {"dimension", m.dimension},
-            {"outputs", m.outputs},
-            {"bias_mode", m.bias_mode},
-            {"bias", m.bias},
-            {"settings", json_object_of(m.settings)},
-            {"data", json_object_of(m.data)},
-            {"training", training_to_json(m.training)},
-            {"features", features_json(m)}};
-  operating_point_to_json(m, j);
-  // Invalid UTF-8 can only come from a --set string (labels are checked when
-  // read); replace it rather than fail after training.
-  std::string out = j.dump(1, ' ', false, json::error_handler_t::replace);
-  // The weights (millions of numbers for hashed or huge feature spaces) are
-  // written directly rather than through a JSON tree: an object per number
-  // made saving a 10^7-feature model take seconds. They go last, which is
-  // also where the sorted keys would put them.
-  if (out.size() < 2 || out.compare(out.size() - 2, 2, "\n}") != 0) {
-    throw std::logic_error("model_to_json: unexpected JSON layout");
-  }
-  out.resize(out.size() - 2);
-  if (m.feature_map) {  // the kernel approximation: m·d numbers, written directly
-    out += ",\n \"feature_map\": ";
-    append_feature_map_json(out, *m.feature_map);
-  }
-  if (m.duals) {  // SDCA's dual variables: before the weights, also written directly
-    out += ",\n \"duals\": ";
-    append_duals_json(out, *m.duals);
-  }
   // The weights are feature-major (W[j·K + k]): every class's count of
   // non-zeros, the finiteness check and the sparse classes' indices come from
   // one sequential read of W, where a strided read per class read all of it K
@@ -125,6 +89,48 @@ std::string model_to_json(const Model& m) {
       append_array(out, m.dimension, [&](std::size_t e) { return m.weights[e * K + k]; });
     }
   }
+}
+
+}  // namespace
+
+std::string model_to_json(const Model& m) {
+  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  for (double b : m.bias) {
+    if (!std::isfinite(b)) throw std::logic_error("refusing to save a model with a non-finite bias");
+  }
+  json j = {{"format_version", m.feature_map ? kModelFormatVersionFeatureMap : kModelFormatVersion},
+            {"kind", "linear"},
+            {"objective", m.objective},
+            {"classes", m.classes},
+            {"dimension", m.dimension},
+            {"outputs", m.outputs},
+            {"bias_mode", m.bias_mode},
+            {"bias", m.bias},
+            {"settings", json_object_of(m.settings)},
+            {"data", json_object_of(m.data)},
+            {"training", training_to_json(m.training)},
+            {"features", features_json(m)}};
+  operating_point_to_json(m, j);
+  // Invalid UTF-8 can only come from a --set string (labels are checked when
+  // read); replace it rather than fail after training.
+  std::string out = j.dump(1, ' ', false, json::error_handler_t::replace);
+  // The weights (millions of numbers for hashed or huge feature spaces) are
+  // written directly rather than through a JSON tree: an object per number
+  // made saving a 10^7-feature model take seconds. They go last, which is
+  // also where the sorted keys would put them.
+  if (out.size() < 2 || out.compare(out.size() - 2, 2, "\n}") != 0) {
+    throw std::logic_error("model_to_json: unexpected JSON layout");
+  }
+  out.resize(out.size() - 2);
+  if (m.feature_map) {  // the kernel approximation: m·d numbers, written directly
+    out += ",\n \"feature_map\": ";
+    append_feature_map_json(out, *m.feature_map);
+  }
+  if (m.duals) {  // SDCA's dual variables: before the weights, also written directly
+    out += ",\n \"duals\": ";
+    append_duals_json(out, *m.duals);
+  }
+  append_weights_json(out, m);
   out += K > 0 ? "\n ]\n}\n" : "]\n}\n";
   return out;
 }
