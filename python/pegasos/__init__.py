@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.utils import check_random_state
@@ -384,7 +384,14 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         out = []
         if self.source is not None:
             if isinstance(self.source, PegasosClassifier):
-                check_is_fitted(self.source, "_model")
+                if not hasattr(self.source, "_model"):
+                    # scikit-learn's clone (GridSearchCV, cross_val_score, ...) clones an
+                    # estimator given as a parameter, which drops its fit
+                    raise NotFittedError(
+                        "source: the PegasosClassifier given as source is not fitted (scikit-learn's clone, "
+                        "used by GridSearchCV and cross_val_score, refits nothing and drops the fit of an "
+                        "estimator parameter); save it and pass the path instead: "
+                        "src.save('source.json'); PegasosClassifier(objective='transfer', source='source.json')")
                 path = os.path.join(tmp, "source_model.json")
                 self.source._model.save(path)
             elif isinstance(self.source, (str, os.PathLike)):

@@ -309,6 +309,25 @@ def test_transfer_from_a_fitted_estimator():
         pegasos.PegasosClassifier(source=source).fit(X2, np.where(y2 > 0, "a", "b"))
 
 
+def test_transfer_source_under_clone_says_to_pass_a_path(tmp_path):
+    # clone (GridSearchCV, cross_val_score) unfits an estimator parameter: a clear error naming
+    # the remedy, and the remedy (a path) works under cross-validation
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+    from sklearn.model_selection import cross_val_score
+    X, y = make_binary_data(seed=0)
+    X2, y2 = make_binary_data(n=60, seed=5)
+    source = pegasos.PegasosClassifier(lam=1e-2).fit(X, y)
+    with pytest.raises(NotFittedError, match="pass the path"):
+        clone(pegasos.PegasosClassifier(objective="transfer", source=source)).fit(X2, y2)
+    source.save(tmp_path / "source.json")
+    by_path = pegasos.PegasosClassifier(objective="transfer", source=str(tmp_path / "source.json"), lam=1e3)
+    scores = cross_val_score(by_path, X2, y2, cv=3, error_score="raise")
+    direct = pegasos.PegasosClassifier(objective="transfer", source=source, lam=1e3).fit(X2, y2)
+    np.testing.assert_array_equal(clone(by_path).fit(X2, y2).coef_, direct.coef_)
+    assert scores.min() > 0.5
+
+
 def test_in_pipelines_and_calibration():
     """No predict_proba of its own; scikit-learn's calibration and pipelines wrap it."""
     from sklearn.calibration import CalibratedClassifierCV
