@@ -133,15 +133,22 @@ template <Objective O>
 TrainResult train_with_solver(const Dataset& data, const O& objective, const EngineSettings& s,
                               const std::function<bool(const EpochInfo&)>& on_epoch = {},
                               const WarmStart* warm = nullptr) {
-  if (const std::optional<CompactFeatures> compact = CompactFeatures::of(data, s)) {  // core/compact_features.hpp
-    const std::optional<WarmStart> cw = warm != nullptr ? std::optional<WarmStart>(compact->compact(*warm)) : std::nullopt;
-    TrainResult r = train_with_solver(compact->data(), objective, s, CompactFeatures::without_weights(on_epoch),
-                                      cw ? &*cw : nullptr);
-    compact->expand(r);
-    return r;
-  }
   if constexpr (HingeDual<O> || MulticlassDual<O>) {
+    // The dual solvers in the feature space the data uses (core/compact_features.hpp;
+    // not Pegasos, whose check schedule is sized by the dimension).
+    const CompactFeatures::Solver kind{static_cast<std::size_t>(objective.num_outputs()), MulticlassDual<O>};
     if (use_sdca(s)) {
+      if (std::optional<CompactFeatures> compact =
+              CompactFeatures::of(data, s, kind, warm != nullptr ? std::vector<const WarmStart*>{warm}
+                                                                 : std::vector<const WarmStart*>{})) {
+        const std::optional<WarmStart> cw = warm != nullptr ? std::optional<WarmStart>(compact->compact(*warm)) : std::nullopt;
+        EngineSettings inner = s;
+        inner.compact_features = false;  // compact already
+        TrainResult r = train_with_solver(compact->data(), objective, inner, CompactFeatures::without_weights(on_epoch),
+                                          cw ? &*cw : nullptr);
+        compact->expand(r);
+        return r;
+      }
       std::vector<double> alpha;
       if (warm != nullptr) alpha = warm_alpha(data, objective, s, *warm);
       TrainResult r = detail::train_dual(data, objective, s, on_epoch, warm != nullptr ? &alpha : nullptr, warm);

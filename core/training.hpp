@@ -77,6 +77,9 @@ struct EngineSettings {
   // stopping the stopping sample is used.) The final objective in
   // TrainResult is always on the whole set.
   double trace_sample = 0.1;
+  // SDCA may train in the feature space the data uses (core/compact_features.hpp);
+  // false: always in the data's dimension (the tests compare the two).
+  bool compact_features = true;
 };
 
 // Rows in a trace sample of `fraction` of n rows: max(⌈fraction·n⌉, 200),

@@ -1,9 +1,9 @@
 // Training in the used feature space (core/compact_features.hpp): on data
-// whose few used features are scattered over a large dimension (hashed
-// text), every solver and objective gives bit for bit the weights it gives on
-// the same rows numbered densely by hand, put back at the original indices,
-// with zeros elsewhere; a warm start's weights go along; it is skipped where
-// it does not pay.
+// whose used features are scattered over a large dimension (hashed text), the
+// dual solvers give bit for bit the weights they give with compaction off
+// (EngineSettings::compact_features), binary, multiclass, one-vs-all and warm
+// starts whose old weights reach features the data does not use; and
+// compaction is skipped where a decision sized by the dimension would differ.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -65,61 +65,57 @@ Pair scattered(std::size_t n, std::uint32_t dimension, std::uint32_t used, int K
   return p;
 }
 
-// `dense_w` (used × K) put at the wide indices: what the wide run must return.
-std::vector<double> widened(const std::vector<double>& dense_w, const Pair& p, std::size_t K) {
-  std::vector<double> w(std::size_t{p.wide.dimension} * K, 0.0);
-  for (std::size_t u = 0; u < p.used.size(); ++u) {
-    for (std::size_t k = 0; k < K; ++k) w[p.used[u] * K + k] = dense_w[u * K + k];
-  }
-  return w;
-}
-
-void check_same(const TrainResult& wide, const TrainResult& dense, const Pair& p, std::size_t K) {
-  CHECK(wide.dimension == p.wide.dimension);
-  CHECK(wide.weights == widened(dense.weights, p, K));  // bit for bit
-  CHECK(wide.bias == dense.bias);
-  CHECK(wide.objective == dense.objective);
-  CHECK(wide.iterations == dense.iterations);
-  CHECK(wide.alpha == dense.alpha);
+void check_same(const TrainResult& on, const TrainResult& off) {
+  CHECK(on.dimension == off.dimension);
+  CHECK(on.weights == off.weights);  // bit for bit
+  CHECK(on.bias == off.bias);
+  CHECK(on.objective == off.objective);
+  CHECK(on.dual_objective == off.dual_objective);
+  CHECK(on.iterations == off.iterations);
+  CHECK(on.alpha == off.alpha);
 }
 
 }  // namespace
 
-TEST_CASE("compact features: the wide run equals the densely numbered one bit for bit", "[compact]") {
-  const Pair p = scattered(600, 1u << 18, 900, 3, 5);
-  REQUIRE(CompactFeatures::of(p.wide, EngineSettings{}).has_value());
-  REQUIRE_FALSE(CompactFeatures::of(p.dense, EngineSettings{}).has_value());  // under kMinDimension
+TEST_CASE("compact features: training with and without compaction is bit-identical", "[compact]") {
+  const Pair p = scattered(600, 1u << 18, 3000, 3, 5);
   EngineSettings s;
   s.lambda = 1e-3;
   s.bias = BiasMode::kFeature;
-  const Solver solver = GENERATE(Solver::kSdca, Solver::kPegasos);
-  s.solver = solver;
-  CAPTURE(static_cast<int>(solver));
-  SECTION("binary") {
+  s.solver = Solver::kSdca;
+  EngineSettings off = s;
+  off.compact_features = false;
+  REQUIRE(CompactFeatures::of(p.wide, s, {1, false}).has_value());
+  REQUIRE(CompactFeatures::of(p.wide, s, {3, true}).has_value());
+  REQUIRE_FALSE(CompactFeatures::of(p.wide, off, {1, false}).has_value());
+  SECTION("binary, and a warm start with weights off the data's features") {
     const std::vector<double> cost{1.0, 2.0, 1.0};
-    const TrainResult wide = train_with_solver(p.wide, WeightedHinge(1, cost, 1.2), s);
-    const TrainResult dense = train_with_solver(p.dense, WeightedHinge(1, cost, 1.2), s);
-    check_same(wide, dense, p, 1);
-    // A warm start from it (its weights in the wide space) goes along.
+    const WeightedHinge obj(1, cost, 1.2);
+    const TrainResult on_r = train_with_solver(p.wide, obj, s), off_r = train_with_solver(p.wide, obj, off);
+    REQUIRE(on_r.converged);
+    check_same(on_r, off_r);
     WarmStart w;
-    w.weights = wide.weights;
-    w.bias = wide.bias;
-    w.steps = wide.iterations;
-    WarmStart wd = w;
-    wd.weights = dense.weights;
-    s.lambda = 5e-4;
-    check_same(train_with_solver(p.wide, WeightedHinge(1, cost, 1.2), s, {}, &w),
-               train_with_solver(p.dense, WeightedHinge(1, cost, 1.2), s, {}, &wd), p, 1);
+    w.weights = on_r.weights;
+    w.bias = on_r.bias;
+    // Weights on features no row uses (the old model's point is the
+    // certificate's first candidate, Pegasos starts from it).
+    for (std::size_t j = 0; j < w.weights.size(); j += 997) {
+      if (w.weights[j] == 0.0) w.weights[j] = 1e-9;
+    }
+    const TrainResult warm_on = train_with_solver(p.wide, obj, s, {}, &w);
+    check_same(warm_on, train_with_solver(p.wide, obj, off, {}, &w));
+    s.lambda = off.lambda = 5e-4;  // and at another lambda
+    check_same(train_with_solver(p.wide, obj, s, {}, &w), train_with_solver(p.wide, obj, off, {}, &w));
   }
   SECTION("multiclass") {
     const std::vector<double> ones(3, 1.0);
     check_same(train_with_solver(p.wide, MulticlassHinge(3, ones, 1.0), s),
-               train_with_solver(p.dense, MulticlassHinge(3, ones, 1.0), s), p, 3);
+               train_with_solver(p.wide, MulticlassHinge(3, ones, 1.0), off));
   }
   SECTION("one-vs-all") {
     const std::vector<double> ones(3, 1.0);
     const auto make = [&](int k) { return WeightedHinge(k, ones, 1.0); };
-    check_same(train_one_vs_all(p.wide, 3, s, make), train_one_vs_all(p.dense, 3, s, make), p, 3);
+    check_same(train_one_vs_all(p.wide, 3, s, make), train_one_vs_all(p.wide, 3, off, make));
   }
 }
 
@@ -139,22 +135,29 @@ TEST_CASE("compact features: skipped where it does not pay or a trace reads the 
     return d;
   };
   EngineSettings s;
-  const std::optional<CompactFeatures> half = CompactFeatures::of(covering(1u << 16), s);
+  const std::optional<CompactFeatures> half = CompactFeatures::of(covering(1u << 16), s, {1, false});
   REQUIRE(half.has_value());
   CHECK(half->data().dimension == (1u << 16));
-  CHECK_FALSE(CompactFeatures::of(covering((1u << 16) + 1), s).has_value());
-  const Pair sparse = scattered(100, 1u << 17, 50, 2, 9);
+  CHECK_FALSE(CompactFeatures::of(covering((1u << 16) + 1), s, {1, false}).has_value());
+  // At most 1024 unknowns: the interior-point hand-over becomes possible, so no.
+  CHECK_FALSE(CompactFeatures::of(scattered(100, 1u << 17, 50, 2, 9).wide, s, {1, false}).has_value());
+  // The multiclass dual's smoothed point affordable compact but not in full: no
+  // (for the binary dual, which has no such point, yes).
+  const Pair mid = scattered(1000, 1u << 18, 2100, 3, 13);
+  CHECK_FALSE(CompactFeatures::of(mid.wide, s, {3, true}).has_value());
+  CHECK(CompactFeatures::of(mid.wide, s, {1, false}).has_value());
+  const Pair sparse = scattered(3000, 1u << 17, 1100, 2, 9);
   s.trace_objective = true;
-  CHECK_FALSE(CompactFeatures::of(sparse.wide, s).has_value());
+  CHECK_FALSE(CompactFeatures::of(sparse.wide, s, {1, false}).has_value());
   s.trace_objective = false;
-  const std::optional<CompactFeatures> d = CompactFeatures::of(sparse.wide, s);
+  const std::optional<CompactFeatures> d = CompactFeatures::of(sparse.wide, s, {1, false});
   REQUIRE(d.has_value());
   std::vector<bool> seen(sparse.wide.dimension, false);
   for (std::size_t e = 0; e < sparse.wide.nnz(); ++e) seen[sparse.wide.indices[e]] = true;
   CHECK(d->data().dimension == static_cast<std::uint32_t>(std::count(seen.begin(), seen.end(), true)));
   // The renumbered rows keep their values and order, indices by rank (all
-  // 50 features drawn: the hand-made numbering is the same).
-  REQUIRE(d->data().dimension == 50);
+  // 1100 features drawn: the hand-made numbering is the same).
+  REQUIRE(d->data().dimension == 1100);
   for (std::size_t i = 0; i < sparse.wide.size(); ++i) {
     const RowView a = sparse.dense.row(i), b = d->data().row(i);
     REQUIRE(a.nnz == b.nnz);

@@ -21,6 +21,7 @@ their errors worded) exactly as `pegasos train` does it.
 """
 import json
 import os
+import re
 import tempfile
 import warnings
 
@@ -545,21 +546,18 @@ def save(estimator, path):
 
 def _label_array(labels):
     """A model file's labels (canonical text) as classes_: integers of at most 15 digits
-    (how `pegasos` spells numeric labels: 1, -1, 7) as int64, other numbers as float64,
-    anything else (or integers longer than 15 digits, kept as text) as str. So a model of
-    LIBSVM data predicts numbers, comparable with the y that load_svmlight_file reads."""
-    def integral(t):
-        digits = t[1:] if t.startswith("-") else t
-        return 0 < len(digits) <= 15 and digits.isdigit() and str(int(t)) == t
-    if labels and all(integral(t) for t in labels):
+    (how `pegasos` spells numeric labels: 1, -1, 7) as int64, other plain decimal numbers
+    (0.5, 1e-3) as float64, when every label is one and no two are equal as numbers;
+    anything else (text, integers longer than 15 digits, kept as text) as str. So a model
+    of LIBSVM data predicts numbers, comparable with the y that load_svmlight_file reads."""
+    integer = re.compile(r"-?(0|[1-9][0-9]{0,14})")
+    number = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+    if labels and all(integer.fullmatch(t) for t in labels):
         return np.array([int(t) for t in labels], dtype=np.int64)
-    try:
-        values = [float(t) for t in labels]
-    except ValueError:
-        return np.array(labels)
-    long_integer = any(t.lstrip("-").isdigit() and len(t.lstrip("-")) > 15 for t in labels)
-    if labels and all(np.isfinite(v) for v in values) and not long_integer:
-        return np.array(values, dtype=np.float64)
+    if labels and all(number.fullmatch(t) for t in labels) and not any(re.fullmatch(r"-?[0-9]{16,}", t) for t in labels):
+        values = np.array([float(t) for t in labels], dtype=np.float64)
+        if np.all(np.isfinite(values)) and len(np.unique(values)) == len(values):
+            return values
     return np.array(labels)
 
 
