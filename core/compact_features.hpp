@@ -14,8 +14,8 @@
 // smoothed point; Pegasos' check schedule) and would come out otherwise,
 // nothing is compacted (of()), and a warm start's weights keep their
 // features. The tests compare runs with compaction on and off bit for bit.
-// SpamAssassin by date, 4702 mails, default settings: train 0.23 → 0.11 s,
-// the same passes and the same model.
+// SpamAssassin by date, 4702 mails, default settings: train 0.16–0.18 →
+// 0.13–0.14 s, the same passes and the same model.
 #pragma once
 
 #include <cstddef>
@@ -41,7 +41,7 @@ class CompactFeatures {
   // problem it solves (1 for a binary one, also per class of one-vs-all), and
   // whether it is the multiclass dual (its smoothed point is kept only where
   // the K·(d + b) weights are at most nnz).
-  struct Solver {
+  struct Shape {
     std::size_t outputs = 1;
     bool multiclass_dual = false;
   };
@@ -57,7 +57,7 @@ class CompactFeatures {
   // outputs each); features where one is non-zero are kept too, so the old
   // model's weights on features the new data lacks are carried as before.
   // One read of the row indices to count, one to renumber.
-  static std::optional<CompactFeatures> of(const Dataset& data, const EngineSettings& s, Solver solver,
+  static std::optional<CompactFeatures> of(const Dataset& data, const EngineSettings& s, Shape solver,
                                            const std::vector<const WarmStart*>& warm = {}) {
     if (data.dimension < kMinDimension || s.trace_objective || !s.compact_features) return std::nullopt;
     std::vector<std::uint32_t> rank;  // 1 for a used feature, then its new index
@@ -101,6 +101,23 @@ class CompactFeatures {
     d.weights = data.weights;
     d.lender = data.lender;
     return c;
+  }
+
+  // `train(data, settings, warm)` on the compact data where of() compacts
+  // (with compaction off in `settings`, every warm start compacted), its
+  // result's weights put back; nullopt where of() does not compact.
+  template <class Train>
+  static std::optional<TrainResult> train_compacted(const Dataset& data, const EngineSettings& s, Shape shape,
+                                                    const std::vector<const WarmStart*>& warm, Train&& train) {
+    const std::optional<CompactFeatures> c = of(data, s, shape, warm);
+    if (!c) return std::nullopt;
+    std::vector<WarmStart> cw;
+    for (const WarmStart* w : warm) cw.push_back(c->compact(*w));
+    EngineSettings inner = s;
+    inner.compact_features = false;  // compact already
+    TrainResult r = train(c->data(), inner, cw);
+    c->expand(r);
+    return r;
   }
 
   // The rows with their features renumbered (borrows the original's values

@@ -31,17 +31,14 @@ TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSetti
                              const std::vector<WarmStart>& warm = {}) {
   const std::size_t K = static_cast<std::size_t>(classes);
   // Compacted once for all classes (binary duals: core/compact_features.hpp).
-  std::vector<const WarmStart*> warm_of;
-  for (const WarmStart& w : warm) warm_of.push_back(&w);
   if (use_sdca(settings)) {
-    if (const std::optional<CompactFeatures> compact = CompactFeatures::of(data, settings, {1, false}, warm_of)) {
-      std::vector<WarmStart> cw;
-      for (const WarmStart& w : warm) cw.push_back(compact->compact(w));
-      EngineSettings inner = settings;
-      inner.compact_features = false;  // compact already
-      TrainResult r = train_one_vs_all(compact->data(), classes, inner, make_objective, on_class_done, cw);
-      compact->expand(r);
-      return r;
+    std::vector<const WarmStart*> warms;
+    for (const WarmStart& w : warm) warms.push_back(&w);
+    if (std::optional<TrainResult> r = CompactFeatures::train_compacted(
+            data, settings, {1, false}, warms, [&](const Dataset& d, const EngineSettings& inner, const std::vector<WarmStart>& cw) {
+              return train_one_vs_all(d, classes, inner, make_objective, on_class_done, cw);
+            })) {
+      return std::move(*r);
     }
   }
   std::vector<TrainResult> per_class(K);

@@ -136,18 +136,16 @@ TrainResult train_with_solver(const Dataset& data, const O& objective, const Eng
   if constexpr (HingeDual<O> || MulticlassDual<O>) {
     // The dual solvers in the feature space the data uses (core/compact_features.hpp;
     // not Pegasos, whose check schedule is sized by the dimension).
-    const CompactFeatures::Solver kind{static_cast<std::size_t>(objective.num_outputs()), MulticlassDual<O>};
     if (use_sdca(s)) {
-      if (std::optional<CompactFeatures> compact =
-              CompactFeatures::of(data, s, kind, warm != nullptr ? std::vector<const WarmStart*>{warm}
-                                                                 : std::vector<const WarmStart*>{})) {
-        const std::optional<WarmStart> cw = warm != nullptr ? std::optional<WarmStart>(compact->compact(*warm)) : std::nullopt;
-        EngineSettings inner = s;
-        inner.compact_features = false;  // compact already
-        TrainResult r = train_with_solver(compact->data(), objective, inner, CompactFeatures::without_weights(on_epoch),
-                                          cw ? &*cw : nullptr);
-        compact->expand(r);
-        return r;
+      std::vector<const WarmStart*> warms;
+      if (warm != nullptr) warms.push_back(warm);
+      const CompactFeatures::Shape shape{static_cast<std::size_t>(objective.num_outputs()), MulticlassDual<O>};
+      if (std::optional<TrainResult> r = CompactFeatures::train_compacted(
+              data, s, shape, warms, [&](const Dataset& d, const EngineSettings& inner, const std::vector<WarmStart>& cw) {
+                return train_with_solver(d, objective, inner, CompactFeatures::without_weights(on_epoch),
+                                         cw.empty() ? nullptr : &cw[0]);
+              })) {
+        return std::move(*r);
       }
       std::vector<double> alpha;
       if (warm != nullptr) alpha = warm_alpha(data, objective, s, *warm);
