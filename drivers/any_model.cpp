@@ -37,7 +37,7 @@ AnyModel AnyModel::parse(std::string_view text, const std::string& path, json_ch
   } else {
     m.linear = model_from_json_value(j, path);
     if (!m.linear->features.empty()) {  // kept, not parsed again from the text (1 MB for hashed spam)
-      m.features_json_ = std::make_shared<const std::pair<std::string, nlohmann::json>>(m.linear->features,
+      m.features_json_ = std::make_shared<std::pair<std::string, nlohmann::json>>(m.linear->features,
                                                                                          std::move(j["features"]));
     }
   }
@@ -48,10 +48,20 @@ const nlohmann::json& AnyModel::features() const {
   static const nlohmann::json none;
   if (!linear || linear->features.empty()) return none;
   if (!features_json_ || features_json_->first != linear->features) {
-    features_json_ = std::make_shared<const std::pair<std::string, nlohmann::json>>(linear->features,
+    features_json_ = std::make_shared<std::pair<std::string, nlohmann::json>>(linear->features,
                                                                                      features_json(*linear));
   }
   return features_json_->second;
+}
+
+nlohmann::json AnyModel::take_features() {
+  if (!linear || linear->features.empty()) return nullptr;
+  if (features_json_ && features_json_.use_count() == 1 && features_json_->first == linear->features) {
+    nlohmann::json out = std::move(features_json_->second);
+    features_json_.reset();
+    return out;
+  }
+  return features();
 }
 
 const ModelHeader& AnyModel::header() const {

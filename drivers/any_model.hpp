@@ -42,6 +42,10 @@ struct AnyModel {
   // numeric and kernel models: the file's own JSON where it still matches
   // linear->features, else parsed from that text (once).
   const nlohmann::json& features() const;
+  // features() moved out where this model holds the only reference to it (a
+  // warm start's old model, whose featurizer the new one keeps: its parsed
+  // JSON is 2 MB of bucket terms for hashed mail), else a copy.
+  nlohmann::json take_features();
 
   // The part every model kind has (objective, classes, outputs, calibration, threshold).
   const ModelHeader& header() const;
@@ -65,7 +69,8 @@ struct AnyModel {
 
  private:
   // The text of linear->features and its JSON (features()).
-  mutable std::shared_ptr<const std::pair<std::string, nlohmann::json>> features_json_;
+  // (Not const: take_features() moves the JSON out where no copy shares it.)
+  mutable std::shared_ptr<std::pair<std::string, nlohmann::json>> features_json_;
 };
 
 // Throws ConfigError when the configured objective cannot take the data:

@@ -34,8 +34,8 @@ nlohmann::json load_init_model(TrainConfig& config, bool raw_text) {
     throw InputError(config.init_model + ": a kernel model (" + any.kernel->objective +
                      "); warm start supports the linear objectives only");
   }
+  const nlohmann::json features = any.take_features();  // parsed once, with the file
   config.init = std::make_shared<const Model>(std::move(*any.linear));
-  const nlohmann::json features = features_json(*config.init);
   if (features.is_null() == raw_text) {
     mismatch(config, "features",
              std::string("the model was trained on ") + (features.is_null() ? "numeric features" : "raw text") +
