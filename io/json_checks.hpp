@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -12,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_nesting.hpp"
+#include "io/json_fast.hpp"
 
 namespace pegasos::json_checks {
 
@@ -65,6 +67,16 @@ enum class ModelUse { kAll, kScoring };
 // The JSON of a model file; a parse failure is an InputError naming the file.
 inline nlohmann::json parse_model_file(std::string_view text, const std::string& name, ModelUse use = ModelUse::kAll) {
   if (json_nesting::too_deep(text)) throw InputError(name + ": not a valid model file (" + json_nesting::error() + ")");
+  // The fast reader (io/json_fast.hpp) builds the same value; where it
+  // declines, nlohmann parses the text again for the error message.
+  if (use == ModelUse::kScoring) {
+    const json_fast::SkipKey skip = [](int depth, std::string_view key) {
+      return (depth == 1 && key == "duals") || (depth == 2 && key == "bucket_terms");
+    };
+    if (std::optional<nlohmann::json> j = json_fast::parse(text, skip)) return std::move(*j);
+  } else if (std::optional<nlohmann::json> j = json_fast::parse(text)) {
+    return std::move(*j);
+  }
   try {
     if (use == ModelUse::kScoring) {
       using Event = nlohmann::json::parse_event_t;

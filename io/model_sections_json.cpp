@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "core/dataset.hpp"
 #include "core/objective_table.hpp"
 #include "io/json_checks.hpp"
+#include "io/json_fast.hpp"
 
 namespace pegasos {
 namespace {
@@ -292,7 +294,12 @@ std::optional<std::vector<double>> training_class_cost(const TrainingSummary& s)
   return it->get<std::vector<double>>();
 }
 
-json json_object_of(const std::string& text) { return json::parse(text); }
+// Sections kept as text (e.g. a hashing featurizer's 2 MB of bucket terms)
+// are read back with the fast reader (io/json_fast.hpp): the same value.
+json json_object_of(const std::string& text) {
+  if (std::optional<json> j = json_fast::parse(text)) return std::move(*j);
+  return json::parse(text);
+}
 
 void operating_point_to_json(const ModelHeader& h, nlohmann::json& model) {
   if (h.calibrated()) {

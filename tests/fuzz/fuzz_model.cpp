@@ -1,11 +1,14 @@
 // libFuzzer target: model files. Whatever model_from_json accepts must score
 // a row without reading out of bounds, write back (model_to_json) and load
-// again to the same weights.
+// again to the same weights. And the fast model-file reader (io/json_fast.hpp)
+// must decline what nlohmann refuses and give nlohmann's value (the same text
+// written back) where both accept.
 #include <cstring>
 #include <vector>
 
 #include "core/errors.hpp"
 #include "core/model.hpp"
+#include "io/json_fast.hpp"
 #include "io/model_json.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
@@ -15,6 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // (the weights are dense in memory); a few bytes can ask for gigabytes.
   // That is a known limit, not what this target looks for: skip such inputs.
   const auto j = nlohmann::json::parse(as_text(data, size), nullptr, /*allow_exceptions=*/false);
+  if (const auto fast = pegasos::json_fast::parse(as_text(data, size))) {
+    // Declining valid text is allowed (nlohmann then reads it); accepting
+    // invalid text, or another value, is not. dump() tells unsigned, integer
+    // and float numbers apart and writes doubles exactly.
+    if (j.is_discarded() || fast->dump() != j.dump()) __builtin_trap();
+  }
   if (j.is_object()) {
     const auto dim = j.find("dimension"), out = j.find("outputs");
     if (dim != j.end() && out != j.end() && dim->is_number_unsigned() && out->is_number_unsigned() &&
