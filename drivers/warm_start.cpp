@@ -131,7 +131,10 @@ WarmStart warm_start_of(const Model& old, const Dataset& train, int k, const std
         for (std::size_t m = 0; m < width; ++m) {
           double& f = w.stored_alpha[i * width + m];
           if (!std::isfinite(f)) continue;
-          f = std::clamp(f * r, -1.0, 1.0);
+          // Not clipped here: a binary row at its bound on day 1 whose bound
+          // shrank gives its mass to others (core/warm_start.hpp
+          // clip_stored_alpha); Crammer–Singer fractions are clipped there.
+          f *= r;
         }
       }
     }

@@ -24,6 +24,7 @@
 #include "io/model_json.hpp"
 #include "objectives/hinge.hpp"
 #include "objectives/multiclass_hinge.hpp"
+#include "objectives/weighted_hinge.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_util.hpp"
 
@@ -535,7 +536,7 @@ TEST_CASE("stored duals: a warm start with another lambda, n or class cost keeps
   const WarmStart w = warm_start_of(old, today, -1, nullptr, &carry);
   REQUIRE(w.stored_alpha.size() == 200);
   CHECK(w.stored_alpha[0] == Approx(0.6));
-  CHECK(w.stored_alpha[2] == 1.0);  // 1.4, clipped into the box
+  CHECK(w.stored_alpha[2] == Approx(1.4));  // carried as is: alpha_from_stored clips it (clip_stored_alpha)
   CHECK(w.stored_alpha[1] == Approx(0.4));
   CHECK(std::isnan(w.stored_alpha[3]));  // a new row
   // The unclipped rows' coefficients, yesterday's and today's.
@@ -545,4 +546,121 @@ TEST_CASE("stored duals: a warm start with another lambda, n or class cost keeps
   old.training.examples.reset();
   CHECK(dual_carry_factors(old, 0.01, today, {1.0, 4.0}).empty());
   CHECK(warm_start_of(old, today, -1, nullptr, nullptr).stored_alpha[0] == 0.3);
+}
+
+TEST_CASE("stored duals: mass clipped off rows whose bound shrank goes to the free rows of their sign", "[warm][duals]") {
+  Dataset d;
+  d.classes = {"neg", "pos"};
+  const std::uint32_t idx[] = {0};
+  const float v[] = {1.0f};
+  const int labels[] = {1, 1, 1, 0, 0, 0, 1};
+  for (int label : labels) d.append_row(idx, v, label);
+  d.dimension = 1;
+  const WeightedHinge objective(1, {1.0, 1.0}, 1.0);
+  const std::vector<double> bound(7, 1.0);
+  const auto signed_sums = [&](const std::vector<double>& a) {
+    double pos = 0.0, neg = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) (labels[i] == 1 ? pos : neg) += a[i];
+    return std::pair<double, double>{pos, neg};
+  };
+  SECTION("one round") {
+    // Row 0 carried past its bound; rows 1, 2 free positives; row 3 a
+    // negative at its bound, row 4 free, row 5 at 0; row 6 a positive at 0.
+    std::vector<double> a = {1.3, 0.5, 0.25, 1.0, 0.2, 0.0, 0.0};
+    const auto before = signed_sums(a);
+    clip_stored_alpha(d, objective, a, bound);
+    CHECK(a[0] == 1.0);
+    CHECK(a[1] == Approx(0.5 * 1.4));  // 0.3 lost over 0.75 of free mass: × 1.4
+    CHECK(a[2] == Approx(0.25 * 1.4));
+    CHECK(a[3] == 1.0);
+    CHECK(a[4] == 0.2);  // nothing was clipped on the negative side
+    CHECK(a[5] == 0.0);
+    CHECK(a[6] == 0.0);  // rows at 0 stay there
+    CHECK(signed_sums(a).first == Approx(before.first));
+    CHECK(signed_sums(a).second == Approx(before.second));
+  }
+  SECTION("a free row lifted to its bound passes the rest on") {
+    std::vector<double> a = {1.5, 0.9, 0.1, 0.0, 0.0, 0.0, 0.0};
+    const double before = signed_sums(a).first;
+    clip_stored_alpha(d, objective, a, bound);
+    CHECK(a[0] == 1.0);
+    CHECK(a[1] == 1.0);
+    CHECK(a[2] == Approx(0.5));
+    CHECK(signed_sums(a).first == Approx(before));
+  }
+}
+
+TEST_CASE("stored duals: a day of one class keeps the warm point's intercept (balanced weights)", "[warm][duals]") {
+  // Day 1: noisy data, balanced class weights, bias feature 1; day 2 adds
+  // 10% rows of the negative class only, so the negative cost falls relative
+  // to λn and day 1's negative rows at their bound do not fit under it. The
+  // warm dual point must keep w_old's intercept and objective; without giving
+  // the clipped mass back (the fractions clipped at 1) it does not.
+  const Dataset all = fixtures::gaussian(1400, 10, 5, 1.0, 0.3);
+  std::vector<std::size_t> first, extra;
+  for (std::size_t i = 0; i < all.size(); ++i) (i < 1000 ? first : extra).push_back(i);
+  std::vector<std::size_t> today_rows = first;
+  for (std::size_t i : extra) {
+    if (all.labels[i] == 0 && today_rows.size() < 1100) today_rows.push_back(i);
+  }
+  const Dataset day1 = subset(all, first), day2 = subset(all, today_rows);
+  const auto balanced = [](const Dataset& ds) {
+    double n1 = 0;
+    for (std::size_t i = 0; i < ds.size(); ++i) n1 += ds.labels[i] == 1;
+    const double n = static_cast<double>(ds.size());
+    return std::vector<double>{n / (2 * (n - n1)), n / (2 * n1)};
+  };
+  const auto mean_cost = [](const Dataset& ds, const std::vector<double>& c) {
+    double m = 0;
+    for (std::size_t i = 0; i < ds.size(); ++i) m += c[static_cast<std::size_t>(ds.labels[i])];
+    return m / static_cast<double>(ds.size());
+  };
+  const std::vector<double> c1 = balanced(day1), c2 = balanced(day2);
+  const WeightedHinge o1(1, c1, mean_cost(day1, c1)), o2(1, c2, mean_cost(day2, c2));
+  EngineSettings s = automatic(Solver::kSdca, 1e-3);
+  s.tolerance = 1e-6;
+  s.bias = BiasMode::kFeature;
+  s.bias_feature_value = 1.0;
+  const TrainResult r1 = train_sdca(day1, o1, s);
+  REQUIRE(r1.converged);
+  const std::vector<double> f1 = box_fractions(day1, o1, s.lambda, r1.alpha);
+  // Carried as the driver does: f · (c_old / c_new) · (λ n_2) / (λ n_1).
+  const double ratio = static_cast<double>(day2.size()) / static_cast<double>(day1.size());
+  std::vector<double> stored(day2.size(), std::numeric_limits<double>::quiet_NaN());
+  std::size_t over = 0;
+  for (std::size_t i = 0; i < day1.size(); ++i) {
+    const auto k = static_cast<std::size_t>(day1.labels[i]);
+    stored[i] = f1[i] * (c1[k] / c2[k]) * ratio;
+    over += stored[i] > 1.0;
+  }
+  REQUIRE(over > 10);  // the case this is about: rows at their bound on day 1 that no longer fit
+  const auto start_point = [&](const std::vector<double>& fractions, std::vector<double>& w, double& b) {
+    const std::vector<double> a = alpha_from_stored(day2, o2, s.lambda, 1.0, fractions);
+    const double lambda_n = s.lambda * static_cast<double>(day2.size());
+    w.assign(day2.dimension, 0.0);
+    b = 0.0;
+    for (std::size_t i = 0; i < day2.size(); ++i) {
+      const RowView x = day2.row(i);
+      const double coef = a[i] * std::copysign(1.0, o2.signed_cost(x)) / lambda_n;
+      for (std::uint32_t j = 0; j < x.nnz; ++j) w[x.indices[j]] += coef * x.values[j];
+      b += coef;
+    }
+  };
+  std::vector<double> w;
+  double b = 0.0;
+  start_point(stored, w, b);
+  const double p_old = primal_objective(day2, o2, s, r1.weights, r1.bias);
+  const double p_start = primal_objective(day2, o2, s, w, {b});
+  INFO("old intercept " << r1.bias[0] << ", warm point's " << b << "; P(w_old) " << p_old << ", P(w(α)) " << p_start);
+  CHECK(std::abs(b - r1.bias[0]) <= 1e-9 * (1.0 + std::abs(r1.bias[0])));
+  CHECK(p_start <= 1.02 * p_old);
+  // The fractions clipped into the box first (the warm point before this
+  // change) lose the intercept.
+  std::vector<double> clipped = stored;
+  for (double& f : clipped) f = std::min(f, 1.0);
+  std::vector<double> w_clipped;
+  double b_clipped = 0.0;
+  start_point(clipped, w_clipped, b_clipped);
+  CHECK(std::abs(b_clipped - r1.bias[0]) > 100 * std::abs(b - r1.bias[0]) + 1e-3);
+  CHECK(primal_objective(day2, o2, s, w_clipped, {b_clipped}) > p_start);
 }
