@@ -92,12 +92,15 @@ def summary(title, ratios):
 
 
 def main():
+    global BIN
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--uci", default=os.path.join(REPO, "data", "cache", "uci"))
     ap.add_argument("--quick", action="store_true", help="the bundled data only")
     ap.add_argument("--day2", default="0.1", help="day 2's share of the rows, or a comma list (default 0.1)")
     ap.add_argument("--margins", action="store_true", help="also warm-start from a day-1 model without stored duals")
+    ap.add_argument("--pegasos", default=BIN, help="the binary to run (default: build/pegasos)")
     args = ap.parse_args()
+    BIN = args.pegasos
     global DAY2, MARGINS
     MARGINS = args.margins
     if not os.path.exists(BIN):

@@ -10,7 +10,10 @@ balanced class weights, hashed text, lambda 1e-4) with idf off, so that day D's 
 fits the same featurizer as yesterday's model (a warm start keeps yesterday's).
 
     scripts/fetch_spamassassin.sh && ninja -C build pegasos
-    /usr/bin/python3 bench/warm_start_dated.py [--days 2002-09-26,2002-10-01,...]
+    /usr/bin/python3 bench/warm_start_dated.py [--days 2002-09-26,2002-10-01,...] [--pegasos BIN]
+
+By default every day with at least 30 new messages after the first 2000 (45 days, about
+3 minutes); --days picks some.
 
 The issue-19 target: warm passes at most 1/2 of cold passes, objectives within the tolerance.
 """
@@ -25,7 +28,7 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(REPO, "build", "pegasos")
 CORPUS = os.path.join(REPO, "data", "cache", "spamassassin.jsonl")
-DAYS = "2002-09-26,2002-10-01,2002-10-03,2002-10-07,2002-10-08,2002-10-09"
+MIN_BEFORE, MIN_NEW = 2000, 30  # the default days: at least this much mail before, and new
 
 
 def dated_messages():
@@ -60,9 +63,13 @@ def train(tmp, lines, config, out, init=None):
 
 
 def main():
+    global BIN
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--days", default=DAYS, help="comma-separated YYYY-MM-DD days (default: %(default)s)")
+    ap.add_argument("--days", default="", help="comma-separated YYYY-MM-DD days (default: every day with at least "
+                    "%d new messages after the first %d)" % (MIN_NEW, MIN_BEFORE))
+    ap.add_argument("--pegasos", default=BIN, help="the binary to run (default: build/pegasos)")
     args = ap.parse_args()
+    BIN = args.pegasos
     if not os.path.exists(CORPUS):
         sys.exit("%s missing: run scripts/fetch_spamassassin.sh" % CORPUS)
     messages = dated_messages()
@@ -70,6 +77,16 @@ def main():
     with open(os.path.join(REPO, "configs", "spam.json")) as f:
         config = json.load(f)
     config["features"]["idf"] = False
+    if args.days:
+        days = args.days.split(",")
+    else:
+        per_day, before, days = {}, 0, []
+        for when, _ in messages:
+            per_day[when.date()] = per_day.get(when.date(), 0) + 1
+        for d in sorted(per_day):
+            if before >= MIN_BEFORE and per_day[d] >= MIN_NEW:
+                days.append(d.isoformat())
+            before += per_day[d]
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:
         cfg = os.path.join(tmp, "spam_no_idf.json")
@@ -77,7 +94,7 @@ def main():
             json.dump(config, f)
         print("| day | before it | new | cold passes | warm passes | warm/cold | objective cold / warm |")
         print("|---|---|---|---|---|---|---|")
-        for day in args.days.split(","):
+        for day in days:
             d = datetime.date.fromisoformat(day)
             before = [l for when, l in messages if when.date() < d]
             upto = [l for when, l in messages if when.date() <= d]
