@@ -70,6 +70,8 @@ def main():
     ap.add_argument("--pegasos", default=BIN, help="the binary to run (default: build/pegasos)")
     args = ap.parse_args()
     BIN = args.pegasos
+    if not os.path.exists(BIN):
+        sys.exit("%s missing: build it (ninja -C build pegasos) or pass --pegasos" % BIN)
     if not os.path.exists(CORPUS):
         sys.exit("%s missing: run scripts/fetch_spamassassin.sh" % CORPUS)
     messages = dated_messages()

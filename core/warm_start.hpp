@@ -261,10 +261,11 @@ std::vector<double> box_fractions(const Dataset& data, const O& objective, doubl
 // clipping took from one sign (what it took from both signs alike cancels in
 // Σ α_i y_i and is left off) is given back to that sign's free rows
 // (0 < α_i < c_i) in proportion to their α, and what they cannot take is
-// taken off the other sign's rows, in proportion to theirs.
+// taken off the other sign's rows, in proportion to theirs. Without an
+// intercept (`bias_value` 0) the α are only clipped.
 template <HingeDual O>
 void clip_stored_alpha(const Dataset& data, const O& objective, std::vector<double>& alpha,
-                       const std::vector<double>& bound) {
+                       const std::vector<double>& bound, double bias_value) {
   const std::size_t n = data.size();
   std::vector<std::uint8_t> positive(n);  // 1: y_i = +1
   double lost[2] = {0.0, 0.0};
@@ -275,6 +276,7 @@ void clip_stored_alpha(const Dataset& data, const O& objective, std::vector<doub
       alpha[i] = bound[i];
     }
   }
+  if (bias_value == 0.0) return;
   const int short_of = lost[1] > lost[0] ? 1 : 0;  // the sign that lost more
   double need = std::abs(lost[1] - lost[0]);
   // Two rounds: a free row the first one lifts to its bound passes on the rest.
@@ -344,7 +346,7 @@ std::vector<double> alpha_from_stored(const Dataset& data, const O& objective, d
       a[y] = top;
     }
   }
-  if constexpr (HingeDual<O>) clip_stored_alpha(data, objective, alpha, bounds);
+  if constexpr (HingeDual<O>) clip_stored_alpha(data, objective, alpha, bounds, bias_value);
   scale_to_best_multiple(data, objective, lambda, bias_value, alpha);
   return alpha;
 }

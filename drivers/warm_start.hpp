@@ -53,8 +53,10 @@ std::vector<double> dual_carry_factors(const Model& old, double lambda, const Da
 // `entries` (optional): dual_entries(*old.duals, train), computed once for
 // the warm starts of all outputs (else the rows are hashed again).
 // `carry` (optional): dual_carry_factors; each stored fraction f of a row of
-// class l becomes clamp(f·carry[l], −1, 1): the row's coefficient is kept,
-// up to this run's box (README § Warm start).
+// class l becomes f·carry[l]: the row's coefficient is kept. It may leave
+// [−1, 1]; core/warm_start.hpp alpha_from_stored clips it into this run's
+// box (binary: clip_stored_alpha, which keeps the intercept; README § Warm
+// start).
 WarmStart warm_start_of(const Model& old, const Dataset& train, int k = -1,
                         const std::vector<std::ptrdiff_t>* entries = nullptr,
                         const std::vector<double>* carry = nullptr);

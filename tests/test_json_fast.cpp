@@ -222,6 +222,20 @@ TEST_CASE("json_fast: the scoring reader leaves out what nlohmann's callback doe
   const json want = json::parse(model, keep);
   const json got = pegasos::json_checks::parse_model_file(model, "m.json", pegasos::json_checks::ModelUse::kScoring);
   CHECK(same(got, want));
+  // The fast reader itself, with the same rule (parse_model_file would fall
+  // back to nlohmann if it declined): keys spelled with escapes, a duplicate
+  // kept key, "duals" inside an array.
+  const pegasos::json_fast::SkipKey skip = [](int depth, std::string_view key) {
+    return (depth == 1 && key == "duals") || (depth == 2 && key == "bucket_terms");
+  };
+  for (const std::string& text :
+       {model, std::string(R"({"duals": [1], "features": {"bucket_terms": 2, "k": 3}, "a": 1, "a": 2})"),
+        std::string(R"([{"duals": 1, "x": {"bucket_terms": 2}}, {"bucket_terms": 3}])")}) {
+    INFO(text);
+    const std::optional<json> fast = pegasos::json_fast::parse(text, skip);
+    REQUIRE(fast.has_value());
+    CHECK(same(*fast, json::parse(text, keep)));
+  }
   CHECK_FALSE(got.contains("duals"));
   CHECK_FALSE(got["features"].contains("bucket_terms"));
   CHECK(got["features"]["nested"].contains("bucket_terms"));  // depth 3: kept

@@ -568,7 +568,7 @@ TEST_CASE("stored duals: mass clipped off rows whose bound shrank goes to the fr
     // negative at its bound, row 4 free, row 5 at 0; row 6 a positive at 0.
     std::vector<double> a = {1.3, 0.5, 0.25, 1.0, 0.2, 0.0, 0.0};
     const auto before = signed_sums(a);
-    clip_stored_alpha(d, objective, a, bound);
+    clip_stored_alpha(d, objective, a, bound, 1.0);
     CHECK(a[0] == 1.0);
     CHECK(a[1] == Approx(0.5 * 1.4));  // 0.3 lost over 0.75 of free mass: × 1.4
     CHECK(a[2] == Approx(0.25 * 1.4));
@@ -579,10 +579,27 @@ TEST_CASE("stored duals: mass clipped off rows whose bound shrank goes to the fr
     CHECK(signed_sums(a).first == Approx(before.first));
     CHECK(signed_sums(a).second == Approx(before.second));
   }
+  SECTION("what the free rows cannot take comes off the other sign") {
+    // Positives lose 0.5 and have no free row; the negatives (1.0 + 0.25)
+    // give up 0.5 in proportion: × 0.6.
+    std::vector<double> a = {1.5, 1.0, 0.0, 1.0, 0.25, 0.0, 0.0};
+    const auto before = signed_sums(a);
+    clip_stored_alpha(d, objective, a, bound, 1.0);
+    CHECK(a[0] == 1.0);
+    CHECK(a[1] == 1.0);
+    CHECK(a[3] == Approx(0.6));
+    CHECK(a[4] == Approx(0.15));
+    CHECK(signed_sums(a).first - signed_sums(a).second == Approx(before.first - before.second));
+  }
+  SECTION("without an intercept the rows are only clipped") {
+    std::vector<double> a = {1.3, 0.5, 0.25, 1.0, 0.2, 0.0, 0.0};
+    clip_stored_alpha(d, objective, a, bound, 0.0);
+    CHECK(a == std::vector<double>{1.0, 0.5, 0.25, 1.0, 0.2, 0.0, 0.0});
+  }
   SECTION("a free row lifted to its bound passes the rest on") {
     std::vector<double> a = {1.5, 0.9, 0.1, 0.0, 0.0, 0.0, 0.0};
     const double before = signed_sums(a).first;
-    clip_stored_alpha(d, objective, a, bound);
+    clip_stored_alpha(d, objective, a, bound, 1.0);
     CHECK(a[0] == 1.0);
     CHECK(a[1] == 1.0);
     CHECK(a[2] == Approx(0.5));

@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/model.hpp"
+#include "core/json_nesting.hpp"
 #include "io/json_fast.hpp"
 #include "io/model_json.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
@@ -18,11 +19,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // (the weights are dense in memory); a few bytes can ask for gigabytes.
   // That is a known limit, not what this target looks for: skip such inputs.
   const auto j = nlohmann::json::parse(as_text(data, size), nullptr, /*allow_exceptions=*/false);
-  if (const auto fast = pegasos::json_fast::parse(as_text(data, size))) {
-    // Declining valid text is allowed (nlohmann then reads it); accepting
-    // invalid text, or another value, is not. dump() tells unsigned, integer
-    // and float numbers apart and writes doubles exactly.
-    if (j.is_discarded() || fast->dump() != j.dump()) __builtin_trap();
+  // The fast reader's callers bound the nesting first (json_nesting), so does this.
+  if (!pegasos::json_nesting::too_deep(as_text(data, size))) {
+    if (const auto fast = pegasos::json_fast::parse(as_text(data, size))) {
+      // Declining valid text is allowed (nlohmann then reads it); accepting
+      // invalid text, or another value, is not. dump() tells unsigned,
+      // integer and float numbers apart and writes doubles exactly.
+      if (j.is_discarded() || fast->dump() != j.dump()) __builtin_trap();
+    }
+    // The scoring reader's skipped members, against nlohmann's callback.
+    using Event = nlohmann::json::parse_event_t;
+    const nlohmann::json::parser_callback_t keep = [](int depth, Event event, nlohmann::json& parsed) {
+      if (event != Event::key) return true;
+      if (depth == 1) return parsed != "duals";
+      return depth != 2 || parsed != "bucket_terms";
+    };
+    const pegasos::json_fast::SkipKey skip = [](int depth, std::string_view key) {
+      return (depth == 1 && key == "duals") || (depth == 2 && key == "bucket_terms");
+    };
+    if (const auto fast = pegasos::json_fast::parse(as_text(data, size), skip)) {
+      const auto kept = nlohmann::json::parse(as_text(data, size), keep, /*allow_exceptions=*/false);
+      if (kept.is_discarded() || fast->dump() != kept.dump()) __builtin_trap();
+    }
   }
   if (j.is_object()) {
     const auto dim = j.find("dimension"), out = j.find("outputs");
