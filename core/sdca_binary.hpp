@@ -91,6 +91,7 @@ class BinarySdca {
     if (start != nullptr && automatic_) {
       const double p0 = primal();
       checks_.warm_start(p0, dual());
+      shrink_at_warm_start();
     }
   }
 
@@ -176,6 +177,39 @@ class BinarySdca {
     sq_norm_ = squared_norm(w_) + wb_ * wb_;
     losses_known_ = false;
     push_alpha();
+  }
+
+  // A warm start (automatic stopping) begins shrunk: the rows at a bound
+  // whose KKT condition holds at the warm point (α_i = 0 on or beyond the
+  // margin, α_i = c_i inside it) are left out of the first passes, as
+  // shrinking would leave them out after a pass or two, and come back at the
+  // first unshrink like any shrunk row. From a good warm point (yesterday's
+  // duals) that is most rows: a cold run's first passes, and a warm run's
+  // until now, visit all of them. The same read sums each row's ‖x_i‖² (the
+  // first pass does otherwise) for the visit budget. SpamAssassin by date, 45
+  // days (bench/warm_start_dated.py): 649 of 4702 rows active on 2002-10-01;
+  // warm/cold passes median 0.46 -> 0.41, at most 1/2 on 28 -> 36 days.
+  void shrink_at_warm_start() {
+    std::vector<std::uint8_t> keep(n_);
+    parallel_for_index(
+        n_,
+        [&](std::size_t i) {
+          const RowView x = data_.row(i);
+          double score = wb_ * B_;
+          for (std::uint32_t j = 0; j < x.nnz; ++j) score += static_cast<double>(x.values[j]) * w_[x.indices[j]];
+          Hot& h = hot_[i];
+          h.sq = squared_norm(x, B_ * B_);
+          const double g = 1.0 - (h.signed_cost >= 0 ? 1.0 : -1.0) * (score + offset(i));  // n·∂D/∂α_i
+          keep[i] = !((h.alpha == 0.0 && g <= 0.0) || (h.alpha == std::abs(h.signed_cost) && g >= 0.0));
+        },
+        kSerialRows);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (keep[i]) active_[kept++] = static_cast<std::uint32_t>(i);
+    }
+    active_.resize(kept);
+    norms_pending_ = false;
+    if (visit_budget_reads_norms(s_)) T_ = sdca_visit_budget(s_, squares(), automatic_);
   }
 
   // Every example active again, the shrinking thresholds reset.
