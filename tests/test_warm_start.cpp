@@ -681,3 +681,47 @@ TEST_CASE("stored duals: a day of one class keeps the warm point's intercept (ba
   CHECK(std::abs(b_clipped - r1.bias[0]) > 100 * std::abs(b - r1.bias[0]) + 1e-3);
   CHECK(primal_objective(day2, o2, s, w_clipped, {b_clipped}) > p_start);
 }
+
+TEST_CASE("warm start: the first pass visits only the rows off a satisfied bound", "[warm][duals]") {
+  // Rows at α = 0 on or beyond the margin and rows at α = c inside it are
+  // left out until the first unshrink; the count is recomputed here from
+  // w(α) summed as the solver sums it (row order, the same steps).
+  const Dataset ds = fixtures::gaussian(600, 10, 17, 1.0, 0.4);
+  EngineSettings s = automatic(Solver::kSdca, 1e-2);
+  s.bias = BiasMode::kFeature;
+  s.bias_feature_value = 1.0;
+  const Hinge objective(1);
+  const TrainResult cold = train_sdca(ds, objective, s);
+  REQUIRE(cold.converged);
+  WarmStart start;
+  start.weights = cold.weights;
+  start.bias = cold.bias;
+  const double lambda_n = s.lambda * static_cast<double>(ds.size());
+  std::vector<double> w(ds.dimension, 0.0);
+  double wb = 0.0;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    if (cold.alpha[i] == 0.0) continue;
+    const RowView x = ds.row(i);
+    const double step = cold.alpha[i] * std::copysign(1.0, objective.signed_cost(x)) / lambda_n;
+    for (std::uint32_t j = 0; j < x.nnz; ++j) w[x.indices[j]] += step * x.values[j];
+    wb += step;
+  }
+  std::size_t off_bound = 0, at_bound = 0;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const RowView x = ds.row(i);
+    double score = wb;
+    for (std::uint32_t j = 0; j < x.nnz; ++j) score += static_cast<double>(x.values[j]) * w[x.indices[j]];
+    const double c = std::abs(objective.signed_cost(x)), g = 1.0 - std::copysign(1.0, objective.signed_cost(x)) * score;
+    const bool out = (cold.alpha[i] == 0.0 && g <= 0.0) || (cold.alpha[i] == c && g >= 0.0);
+    (out ? at_bound : off_bound) += 1;
+  }
+  REQUIRE(at_bound > ds.size() / 2);  // most rows sit at a satisfied bound at the optimum
+  std::uint64_t first_pass = 0;
+  const std::function<bool(const EpochInfo&)> on_epoch = [&](const EpochInfo& info) {
+    if (info.epoch == 1) first_pass = info.iterations;
+    return true;
+  };
+  const TrainResult warm = BinarySdca<Hinge>(ds, objective, s, on_epoch, &cold.alpha, &start).run();
+  CHECK(first_pass == off_bound);
+  check_same_optimum(cold, warm, s.tolerance);
+}
