@@ -13,7 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_nesting.hpp"
-#include "io/json_fast.hpp"
+#include "core/json_fast.hpp"
 
 namespace pegasos::json_checks {
 
@@ -67,7 +67,7 @@ enum class ModelUse { kAll, kScoring };
 // The JSON of a model file; a parse failure is an InputError naming the file.
 inline nlohmann::json parse_model_file(std::string_view text, const std::string& name, ModelUse use = ModelUse::kAll) {
   if (json_nesting::too_deep(text)) throw InputError(name + ": not a valid model file (" + json_nesting::error() + ")");
-  // The fast reader (io/json_fast.hpp) builds the same value; where it
+  // The fast reader (core/json_fast.hpp) builds the same value; where it
   // declines, nlohmann parses the text again for the error message.
   if (use == ModelUse::kScoring) {
     const json_fast::SkipKey skip = [](int depth, std::string_view key) {

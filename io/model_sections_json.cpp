@@ -10,7 +10,7 @@
 #include "core/dataset.hpp"
 #include "core/objective_table.hpp"
 #include "io/json_checks.hpp"
-#include "io/json_fast.hpp"
+#include "core/json_fast.hpp"
 
 namespace pegasos {
 namespace {
@@ -295,7 +295,7 @@ std::optional<std::vector<double>> training_class_cost(const TrainingSummary& s)
 }
 
 // Sections kept as text (e.g. a hashing featurizer's 2 MB of bucket terms)
-// are read back with the fast reader (io/json_fast.hpp): the same value.
+// are read back with the fast reader (core/json_fast.hpp): the same value.
 json json_object_of(const std::string& text) {
   if (std::optional<json> j = json_fast::parse(text)) return std::move(*j);
   return json::parse(text);

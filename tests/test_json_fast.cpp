@@ -1,4 +1,4 @@
-// The fast model-file reader (io/json_fast.hpp) against nlohmann's parser,
+// The fast model-file reader (core/json_fast.hpp) against nlohmann's parser,
 // the reference: on valid JSON the same value (types included: unsigned,
 // integer and float numbers, bit for bit), never a value where nlohmann
 // refuses the text, and the scoring reader's skipped members the same as
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "io/json_checks.hpp"
-#include "io/json_fast.hpp"
+#include "core/json_fast.hpp"
 
 using json = nlohmann::json;
 

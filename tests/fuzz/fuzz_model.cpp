@@ -1,6 +1,6 @@
 // libFuzzer target: model files. Whatever model_from_json accepts must score
 // a row without reading out of bounds, write back (model_to_json) and load
-// again to the same weights. And the fast model-file reader (io/json_fast.hpp)
+// again to the same weights. And the fast model-file reader (core/json_fast.hpp)
 // must decline what nlohmann refuses and give nlohmann's value (the same text
 // written back) where both accept.
 #include <cstring>
@@ -9,7 +9,7 @@
 #include "core/errors.hpp"
 #include "core/model.hpp"
 #include "core/json_nesting.hpp"
-#include "io/json_fast.hpp"
+#include "core/json_fast.hpp"
 #include "io/model_json.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 

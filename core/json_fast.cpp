@@ -1,4 +1,4 @@
-#include "io/json_fast.hpp"
+#include "core/json_fast.hpp"
 
 #include <cmath>
 #include <cstdint>
