@@ -346,4 +346,14 @@ std::optional<nlohmann::json> parse(std::string_view text, SkipKey skip) {
   }
 }
 
+nlohmann::json parse_or_throw(std::string_view text, SkipKey skip) {
+  if (std::optional<nlohmann::json> j = parse(text, skip)) return std::move(*j);
+  if (skip == nullptr) return nlohmann::json::parse(text.begin(), text.end());
+  const nlohmann::json::parser_callback_t keep = [skip](int depth, nlohmann::json::parse_event_t event,
+                                                        nlohmann::json& parsed) {
+    return event != nlohmann::json::parse_event_t::key || !skip(depth, parsed.get_ref<const std::string&>());
+  };
+  return nlohmann::json::parse(text.begin(), text.end(), keep);
+}
+
 }  // namespace pegasos::json_fast

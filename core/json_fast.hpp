@@ -38,4 +38,10 @@ using SkipKey = bool (*)(int depth, std::string_view key);
 
 std::optional<nlohmann::json> parse(std::string_view text, SkipKey skip = nullptr);
 
+// parse()'s value, else nlohmann::json::parse's of the same text, `skip`
+// acting as its parser callback on key events: the value either way, and
+// nlohmann's exceptions (parse_error with its byte, out_of_range) for what
+// the fast reader declined as invalid.
+nlohmann::json parse_or_throw(std::string_view text, SkipKey skip = nullptr);
+
 }  // namespace pegasos::json_fast

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -64,30 +63,18 @@ inline std::uint64_t positive_integer(const nlohmann::json& v, const std::string
 // of a hashed spam model's 4 MB; they are still scanned as JSON.
 enum class ModelUse { kAll, kScoring };
 
+// The members kScoring leaves out: "duals" at the top level, "bucket_terms"
+// in an object one level down (the only one with it: "features").
+inline bool scoring_skips(int depth, std::string_view key) {
+  return (depth == 1 && key == "duals") || (depth == 2 && key == "bucket_terms");
+}
+
 // The JSON of a model file; a parse failure is an InputError naming the file.
+// Read by the fast reader (core/json_fast.hpp), nlohmann where it declines.
 inline nlohmann::json parse_model_file(std::string_view text, const std::string& name, ModelUse use = ModelUse::kAll) {
   if (json_nesting::too_deep(text)) throw InputError(name + ": not a valid model file (" + json_nesting::error() + ")");
-  // The fast reader (core/json_fast.hpp) builds the same value; where it
-  // declines, nlohmann parses the text again for the error message.
-  if (use == ModelUse::kScoring) {
-    const json_fast::SkipKey skip = [](int depth, std::string_view key) {
-      return (depth == 1 && key == "duals") || (depth == 2 && key == "bucket_terms");
-    };
-    if (std::optional<nlohmann::json> j = json_fast::parse(text, skip)) return std::move(*j);
-  } else if (std::optional<nlohmann::json> j = json_fast::parse(text)) {
-    return std::move(*j);
-  }
   try {
-    if (use == ModelUse::kScoring) {
-      using Event = nlohmann::json::parse_event_t;
-      const nlohmann::json::parser_callback_t keep = [](int depth, Event event, nlohmann::json& parsed) {
-        if (event != Event::key) return true;
-        if (depth == 1) return parsed != "duals";
-        return depth != 2 || parsed != "bucket_terms";  // the only object at depth 2 with this key: features
-      };
-      return nlohmann::json::parse(text.begin(), text.end(), keep);
-    }
-    return nlohmann::json::parse(text.begin(), text.end());
+    return json_fast::parse_or_throw(text, use == ModelUse::kScoring ? scoring_skips : nullptr);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(name + ": not a valid model file (JSON parse error at byte " + std::to_string(e.byte) + ")");
   } catch (const nlohmann::json::exception& e) {  // e.g. a number that overflows a double (1e999)

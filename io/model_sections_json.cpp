@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
-#include <utility>
 #include <vector>
 
 #include "core/dataset.hpp"
@@ -296,10 +295,7 @@ std::optional<std::vector<double>> training_class_cost(const TrainingSummary& s)
 
 // Sections kept as text (e.g. a hashing featurizer's 2 MB of bucket terms)
 // are read back with the fast reader (core/json_fast.hpp): the same value.
-json json_object_of(const std::string& text) {
-  if (std::optional<json> j = json_fast::parse(text)) return std::move(*j);
-  return json::parse(text);
-}
+json json_object_of(const std::string& text) { return json_fast::parse_or_throw(text); }
 
 void operating_point_to_json(const ModelHeader& h, nlohmann::json& model) {
   if (h.calibrated()) {

@@ -4,7 +4,6 @@
 #include <cassert>
 #include <filesystem>
 #include <iterator>
-#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -137,11 +136,7 @@ TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, c
       // The fast reader gives the same value; nlohmann reads what it declines
       // (for the error message). About a fifth of `train`'s time on raw
       // SpamAssassin mail was nlohmann's lexer.
-      if (std::optional<json> fast = json_fast::parse(line)) {
-        j = std::move(*fast);
-      } else {
-        j = json::parse(line);
-      }
+      j = json_fast::parse_or_throw(line);
     } catch (const json::parse_error& e) {
       throw LineFailure{e.byte, "invalid JSON: " + json_reason(e.what())};
     } catch (const json::exception& e) {  // e.g. a number that overflows a double
