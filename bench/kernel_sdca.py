@@ -8,7 +8,7 @@ C in {1, 10, 100} x gamma in {0.1, 1, 10}/d (RBF), lambda = 1/(C n):
 
   pegasos train --set objective=kernel_hinge --set kernel={rbf, gamma}
                 --set lambda=1/(C n)          (defaults otherwise: bias feature =
-                                               kernel + 1, tolerance 5e-4)
+                                               kernel + 1, tolerance 1e-3)
   svm-train -t 2 -g gamma -c C                (Debian libsvm-tools; -e 0.001, -m 100)
 
 Both read the same files: every feature min-max scaled to [0, 1] on the training

@@ -5,7 +5,7 @@ binary problems, against LIBLINEAR -s 3 (dual CD, L1 loss) for time.
 usage: polish_uci.py BEFORE_BINARY AFTER_BINARY [UCI_DIR] [WORK_DIR]
 UCI_DIR holds NAME.train.svm (data/cache/uci); multiclass sets become
 "first class vs rest". C in {0.1, 1, 10, 100}, lambda = 1/(C n), default bias
-(feature), tolerance 5e-4; plain hinge and weighted_hinge with balanced
+(feature), tolerance 1e-3; plain hinge and weighted_hinge with balanced
 class weights (LIBLINEAR: -w1 / -w-1 with the same costs). Prints one
 markdown row per setting: passes, train time, relative gap, stop reason."""
 import json, os, re, subprocess, sys, time

@@ -18,7 +18,7 @@ Each fit runs in its own subprocess (`--worker NAME`): it loads the .npz, reads 
 (`echo 5 > /proc/self/clear_refs`), times fit(), and reports VmHWM minus that RSS (the fit's peak
 growth) and the test accuracy. The input matrix's size is data + indices + indptr bytes.
 Settings at C: PegasosClassifier(lam = 1/(C n)) (defaults otherwise: SDCA for hinge, bias="feature",
-tol 5e-4), LinearSVC(C, loss="hinge", dual=True, fit_intercept=True: liblinear's bias is a constant
+tol 1e-3), LinearSVC(C, loss="hinge", dual=True, fit_intercept=True: liblinear's bias is a constant
 feature 1 whose weight is regularised, as our bias="feature"), SGDClassifier(loss="hinge",
 alpha=lam; its intercept is not regularised and it stops by its own tol=1e-3 rule).
 """

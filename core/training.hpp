@@ -56,7 +56,7 @@ struct EngineSettings {
   // The estimate is not a certificate (it is small on any plateau): see
   // PegasosHooks for what happens when it fires, and core/solver.hpp for how
   // a run is certified by a duality gap.
-  double tolerance = 5e-4;
+  double tolerance = 1e-3;
   int min_epochs = 2;
   // Cap of automatic stopping, in epochs (Pegasos) or passes' worth of
   // visits (SDCA); 0 = sized by the solver from the problem (solver.hpp).

@@ -107,7 +107,7 @@ std::vector<ConfigKey> key_list() {
       {"bias", "feature", "none | feature (constant feature, regularised) | unregularized"},
       {"seed", 42, "random seed; the same seed gives a byte-identical model"},
       {"threads", 0, "worker threads; 0 = all cores"},
-      {"tolerance", 5e-4,
+      {"tolerance", 1e-3,
        "automatic stopping: relative duality gap (P - D)/P that certifies convergence (\"converged\" is a certificate)"},
       {"max_epochs", 0,
        "automatic stopping: cap on epochs (Pegasos) or passes (SDCA); 0 = sized from the problem's conditioning; "

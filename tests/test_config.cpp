@@ -44,7 +44,7 @@ TEST_CASE("config: defaults", "[config]") {
   CHECK(c.engine.sampling == pegasos::Sampling::kPermutation);
   CHECK(c.engine.bias == pegasos::BiasMode::kFeature);
   CHECK(c.engine.seed == 42);
-  CHECK(c.engine.tolerance == 5e-4);
+  CHECK(c.engine.tolerance == 1e-3);
   CHECK(c.engine.max_epochs == 0);  // sized from the problem
   CHECK(c.threads == 0);
   CHECK(c.positive_label.empty());

@@ -115,7 +115,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, objective="auto", lam=1e-4, solver="auto", class_weight=None, batch_size=None, epochs=None,
-                 tol=5e-4, max_epochs=None, bias="feature", random_state=None, n_jobs=None, settings=None,
+                 tol=1e-3, max_epochs=None, bias="feature", random_state=None, n_jobs=None, settings=None,
                  source=None, warm_start=False, probability=False):
         self.objective = objective
         self.lam = lam
