@@ -20,6 +20,7 @@
 #include "core/errors.hpp"
 #include "core/fresh_memory.hpp"
 #include "core/input_stream.hpp"
+#include "core/mapped_input.hpp"
 #include "core/parallel.hpp"
 #include "core/parse_chunks.hpp"
 
@@ -116,6 +117,7 @@ class FileBytes {
       ::madvise(p, size, MADV_SEQUENTIAL);
       map_ = p;
       map_size_ = size;
+      mapping_ = register_mapping(p, size, path);  // truncated under us: exit 2 naming it
       return;
     }
     owned_.resize(size);
@@ -130,8 +132,12 @@ class FileBytes {
     owned_.resize(got);
   }
   void unmap() {
-    if (map_ != nullptr) ::munmap(map_, map_size_);
+    if (map_ != nullptr) {
+      unregister_mapping(mapping_);
+      ::munmap(map_, map_size_);
+    }
     map_ = nullptr;
+    mapping_ = -1;
   }
   static std::string gunzip(std::string_view in, const std::string& path) {
     z_stream zs{};
@@ -195,6 +201,7 @@ class FileBytes {
 
   void* map_ = nullptr;
   std::size_t map_size_ = 0;
+  int mapping_ = -1;  // register_mapping handle
   std::string owned_;
 };
 

@@ -75,13 +75,7 @@ void disarm_cleanup(int slot) {
 
 extern "C" void remove_temp_files_and_reraise(int sig) {
   const int saved_errno = errno;
-  for (int i = 0; i < kSlots; ++i) {
-    // Claimed: another thread is inside mkstemp (signals blocked there), the
-    // name follows within microseconds. Bounded wait, never a hang.
-    for (long spin = 0; spin < 100000000L && slot_state[i].load() == kClaimed; ++spin) {
-    }
-    if (slot_state[i].load() == kArmed) ::unlink(slot_path[i]);  // async-signal-safe
-  }
+  remove_temp_files_now();
   errno = saved_errno;
   // SA_RESETHAND restored the default action; the signal is blocked while
   // this handler runs and is delivered (killing the process) when it returns.
@@ -89,6 +83,16 @@ extern "C" void remove_temp_files_and_reraise(int sig) {
 }
 
 }  // namespace
+
+void remove_temp_files_now() noexcept {
+  for (int i = 0; i < kSlots; ++i) {
+    // Claimed: another thread is inside mkstemp (signals blocked there), the
+    // name follows within microseconds. Bounded wait, never a hang.
+    for (long spin = 0; spin < 100000000L && slot_state[i].load() == kClaimed; ++spin) {
+    }
+    if (slot_state[i].load() == kArmed) ::unlink(slot_path[i]);  // async-signal-safe
+  }
+}
 
 void remove_temp_files_on_signals() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {

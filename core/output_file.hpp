@@ -96,4 +96,8 @@ void check_standard_output();
 // in main().
 void remove_temp_files_on_signals();
 
+// Unlink the temporary files of outputs being written, now; async-signal-safe
+// (for other fatal-signal handlers: core/mapped_input.hpp).
+void remove_temp_files_now() noexcept;
+
 }  // namespace pegasos

@@ -22,6 +22,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/output_file.hpp"
+#include "core/mapped_input.hpp"
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
@@ -402,6 +403,7 @@ int main_impl(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   pegasos::remove_temp_files_on_signals();  // Ctrl-C while writing leaves no PATH.tmp-* file
+  pegasos::report_shrunk_mappings_on_sigbus();  // an input truncated while mapped: exit 2 naming it
   try {
     const int code = pegasos::main_impl(argc, argv);
     pegasos::check_standard_output();  // `pegasos ... > /dev/full` must not exit 0
