@@ -50,7 +50,7 @@ int truncated_read(const std::string& path, const std::string& err, bool registe
 
 }  // namespace
 
-TEST_CASE("mapped input: a file truncated while mapped exits 2 naming it; other SIGBUS keep the default action",
+TEST_CASE("mapped input: a file truncated while mapped exits 2 naming it, other SIGBUS keep the default action",
           "[io][signals]") {
   testutil::TempDir dir("mapped");
   const std::string path = dir.file("shrinks.svm"), err = dir.file("err.txt");
