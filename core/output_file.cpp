@@ -15,44 +15,32 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/signal_slots.hpp"
 
 namespace pegasos {
 namespace {
 
-// Temporary files being written, for the signal handler. A handler may only
-// read memory that is not being changed under it: a slot's path is written
-// while the slot is kClaimed and read only while it is kArmed. A slot is
-// claimed *before* mkstemp creates the file, with the cleanup signals blocked
-// in the writing thread; a handler running meanwhile on another thread (TBB
-// workers do not block them) waits for the name instead of missing the file.
-// Writes from several threads at once each take their own slot; with more
-// than kSlots at once the extra ones are not cleaned up on a signal.
-constexpr int kSlots = 8;
-constexpr std::size_t kPathBytes = 4096;
-enum SlotState : int { kFree = 0, kClaimed = 1, kArmed = 2 };
-std::atomic<int> slot_state[kSlots];
-char slot_path[kSlots][kPathBytes];
-static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
-
-// A free slot, now kClaimed, or -1.
-int claim_slot() {
-  for (int i = 0; i < kSlots; ++i) {
-    int expected = kFree;
-    if (slot_state[i].compare_exchange_strong(expected, kClaimed)) return i;
-  }
-  return -1;
-}
+// Temporary files being written, for the signal handler (core/signal_slots.hpp).
+// A slot is claimed *before* mkstemp creates the file, with the cleanup
+// signals blocked in the writing thread; a handler running meanwhile on
+// another thread (TBB workers do not block them) waits for the name instead
+// of missing the file. Writes from several threads at once each take their
+// own slot; with more than 8 at once the extra ones are not cleaned up on a
+// signal.
+struct TempPath {
+  char path[kSignalPathBytes];
+};
+SignalSlots<TempPath, 8> temp_files;
 
 // Record the created file's name in a claimed slot and return the slot, or
 // release it and return -1 (no file, or the name does not fit).
 int arm_slot(int slot, int fd, const std::string& tmp) {
   if (slot < 0) return -1;
-  if (fd < 0 || tmp.size() >= kPathBytes) {
-    slot_state[slot].store(kFree);
+  if (fd < 0 || !copy_signal_path(temp_files.payload(slot).path, tmp)) {
+    temp_files.release(slot);
     return -1;
   }
-  std::memcpy(slot_path[slot], tmp.c_str(), tmp.size() + 1);
-  slot_state[slot].store(kArmed);
+  temp_files.arm(slot);
   return slot;
 }
 
@@ -69,9 +57,7 @@ bool durable_commits() {
   return on;
 }
 
-void disarm_cleanup(int slot) {
-  if (slot >= 0) slot_state[slot].store(kFree);
-}
+void disarm_cleanup(int slot) { temp_files.release(slot); }
 
 extern "C" void remove_temp_files_and_reraise(int sig) {
   const int saved_errno = errno;
@@ -85,12 +71,12 @@ extern "C" void remove_temp_files_and_reraise(int sig) {
 }  // namespace
 
 void remove_temp_files_now() noexcept {
-  for (int i = 0; i < kSlots; ++i) {
+  for (int i = 0; i < temp_files.kSize; ++i) {
     // Claimed: another thread is inside mkstemp (signals blocked there), the
     // name follows within microseconds. Bounded wait, never a hang.
-    for (long spin = 0; spin < 100000000L && slot_state[i].load() == kClaimed; ++spin) {
+    for (long spin = 0; spin < 100000000L && temp_files.claimed(i); ++spin) {
     }
-    if (slot_state[i].load() == kArmed) ::unlink(slot_path[i]);  // async-signal-safe
+    if (temp_files.armed(i)) ::unlink(temp_files.payload(i).path);  // async-signal-safe
   }
 }
 
@@ -210,7 +196,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
   sigemptyset(&cleanup_signals);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&cleanup_signals, sig);
   ::pthread_sigmask(SIG_BLOCK, &cleanup_signals, &previous);
-  const int slot = claim_slot();
+  const int slot = temp_files.claim();
   fd_ = ::mkstemp(name.data());
   const int mkstemp_errno = errno;
   tmp_ = name.data();
