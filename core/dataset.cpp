@@ -89,7 +89,12 @@ class FileBytes {
     std::string_view raw = view();
     if (raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
         static_cast<unsigned char>(raw[1]) == 0x8b) {
-      owned_ = gunzip(raw, path);
+      try {
+        owned_ = gunzip(raw, path);
+      } catch (...) {
+        unmap();  // the destructor does not run when the constructor throws
+        throw;
+      }
       unmap();
     }
   }

@@ -13,13 +13,17 @@ namespace pegasos {
 namespace {
 
 // Mappings in use (core/signal_slots.hpp).
+// The range is atomic, and the handler checks the slot is still armed after
+// reading it: a slot released and claimed again meanwhile is not taken for
+// the fault's file. 64 slots: text folders are read a file per thread.
 struct Mapping {
-  std::uintptr_t begin, end;
+  std::atomic<std::uintptr_t> begin, end;
   char path[kSignalPathBytes];
 };
-SignalSlots<Mapping, 16> mappings;
+SignalSlots<Mapping, 64> mappings;
 std::atomic<bool> reporting{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs lock-free atomics");
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<std::uintptr_t>::is_always_lock_free,
+              "the signal handler needs lock-free atomics");
 
 void write_all(const char* s) {
   std::size_t n = 0;
@@ -35,7 +39,9 @@ void write_all(const char* s) {
 extern "C" void report_shrunk_mapping(int sig, siginfo_t* info, void*) {
   const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
   for (int i = 0; i < mappings.kSize && info->si_code > 0; ++i) {  // si_code <= 0: sent, not a fault
-    if (!mappings.armed(i) || addr < mappings.payload(i).begin || addr >= mappings.payload(i).end) continue;
+    if (!mappings.armed(i)) continue;
+    const std::uintptr_t begin = mappings.payload(i).begin.load(), end = mappings.payload(i).end.load();
+    if (addr < begin || addr >= end || !mappings.armed(i)) continue;
     // Parsing threads fault on the same file at once: one reports and
     // exits, the others wait for that exit.
     if (reporting.exchange(true)) {
@@ -43,7 +49,7 @@ extern "C" void report_shrunk_mapping(int sig, siginfo_t* info, void*) {
     }
     write_all("error: ");
     write_all(mappings.payload(i).path);
-    write_all(": the file shrank or was replaced while it was being read (SIGBUS on its mapping)\n");
+    write_all(": the file was truncated or became unreadable while it was being read (SIGBUS on its mapping)\n");
     remove_temp_files_now();
     ::_exit(2);
   }
@@ -62,8 +68,8 @@ int register_mapping(const void* begin, std::size_t size, const std::string& pat
   const int i = mappings.claim();
   if (i < 0) return -1;
   Mapping& m = mappings.payload(i);
-  m.begin = reinterpret_cast<std::uintptr_t>(begin);
-  m.end = m.begin + size;
+  m.begin.store(reinterpret_cast<std::uintptr_t>(begin));
+  m.end.store(reinterpret_cast<std::uintptr_t>(begin) + size);
   if (!copy_signal_path(m.path, path)) {
     mappings.release(i);
     return -1;
