@@ -81,8 +81,7 @@ int register_mapping(const void* begin, std::size_t size, const std::string& pat
 void unregister_mapping(int handle) { mappings.release(handle); }
 
 void report_shrunk_mappings_on_sigbus() {
-  struct sigaction old{};
-  if (::sigaction(SIGBUS, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) return;
+  if (!at_default_action(SIGBUS)) return;
   struct sigaction sa{};
   sa.sa_sigaction = report_shrunk_mapping;
   sigemptyset(&sa.sa_mask);

@@ -82,8 +82,7 @@ void remove_temp_files_now() noexcept {
 
 void remove_temp_files_on_signals() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction old{};
-    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;  // e.g. ignored under nohup
+    if (!at_default_action(sig)) continue;  // e.g. ignored under nohup
     struct sigaction sa{};
     sa.sa_handler = remove_temp_files_and_reraise;
     sigemptyset(&sa.sa_mask);

@@ -6,6 +6,8 @@
 // allocation: everything a handler calls is async-signal-safe.
 #pragma once
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstring>
@@ -14,6 +16,15 @@
 namespace pegasos {
 
 inline constexpr std::size_t kSignalPathBytes = 4096;
+
+// Whether `sig` still has its default action, so that a handler of ours may
+// be installed: one set by the caller (ignored under nohup, a sanitizer's,
+// an embedding program's) is left alone. (A SA_SIGINFO handler is a non-null
+// pointer in the same union, never SIG_DFL.)
+inline bool at_default_action(int sig) {
+  struct sigaction old{};
+  return ::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL;
+}
 
 // Copy `path` (NUL included) into a handler-readable buffer; false when it
 // does not fit.
