@@ -309,6 +309,12 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
   std::vector<std::shared_ptr<const Model>> previous(folds.size());
   std::vector<double> oof(control.keep_oof ? data.size() * data.classes.size() : 0);
   std::size_t stale = 0, clearly = 0;
+  // Whether the curve has left its first value. A flat start is no evidence
+  // that the path has passed its best: at the largest λ of a small set every
+  // fold's model may predict the majority class (25 mails at C = 0.01), and a
+  // transfer model stays at its source w_R, for several points before the
+  // data moves them. The stopping rules count only once the curve has moved.
+  bool moved = false;
   for (std::size_t p = 0; p < configs.size(); ++p) {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, folds.size(), 1), [&](const auto& range) {
       for (std::size_t f = range.begin(); f != range.end(); ++f) {
@@ -323,12 +329,15 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
                   configs.size(), grid.key.empty() ? "" : " (", grid.key.empty() ? "" : (grid.key + "=" + grid.values[p]).c_str(),
                   grid.key.empty() ? "" : ")", r.metric.c_str(), r.mean(r.points[p]));
     status_line(shown);
-    if (p == 0 || r.mean(r.points[p]) > r.mean(r.points[r.best])) {  // ties: the earlier (larger λ)
+    const double mean = r.mean(r.points[p]), best = r.mean(r.points[r.best]);
+    if (p == 0 || mean > best || (control.ties_to_later && mean == best)) {  // ties: the earlier (larger λ) unless ties_to_later
       r.best = p;
       stale = clearly = 0;
       if (control.keep_oof) run.oof.assign(oof.begin(), oof.begin() + data.size() * scores[0][p].outputs);
       continue;
     }
+    moved = moved || r.mean(r.points[p]) != r.mean(r.points[0]);
+    if (!moved) continue;
     const double standard_error = r.std_dev(r.points[r.best]) / std::sqrt(static_cast<double>(K));
     clearly = r.mean(r.points[p]) < r.mean(r.points[r.best]) - standard_error ? clearly + 1 : 0;
     ++stale;

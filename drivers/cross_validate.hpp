@@ -72,6 +72,9 @@ struct PathControl {
   // curve has risen (the best is not the first point: at the largest λ the
   // curve may dip before it rises).
   int patience = 0, clear_patience = 0;
+  // Ties on the CV score go to the later point (the smaller λ) instead of
+  // the earlier: lambda "auto" with transfer (drivers/fit.cpp).
+  bool ties_to_later = false;
   bool keep_oof = false;
   std::string what = "--cv";  // the flag or setting named in errors
 };

@@ -47,6 +47,14 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
   PathControl control;
   control.patience = kAutoPatience;
   control.clear_patience = kAutoClearPatience;
+  // Transfer: where the CV cannot tell points apart (a tie), the smaller λ.
+  // As λ grows the model tends to the source w_R, which ignores the target
+  // rows; the smaller λ keeps the target rows' evidence at the least change
+  // to w_R. With 25 target mails and 5-fold CV every point of the path can
+  // score the same (5 mails a fold); ties to the larger λ then returned the
+  // source model, 1.5–2 pt below any λ ≤ 0.01 on the rest of the target
+  // mail (README § Transfer).
+  control.ties_to_later = config.objective.needs_source_model;
   control.keep_oof = keep_oof;
   control.what = "lambda \"auto\" (cv_folds)";
   CvRun run = cross_validate_data(configs, grid, data, features, config.engine.seed, cv_options(config), control);
@@ -58,6 +66,7 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
                            {"points_max", kAutoPoints},
                            {"stop_after_below", kAutoPatience},
                            {"stop_after_clearly_below", kAutoClearPatience},
+                           {"ties", control.ties_to_later ? "smaller lambda" : "larger lambda"},
                            {"lambda", "1/(C n)"},
                            {"examples", data.size()}};
   return out;

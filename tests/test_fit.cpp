@@ -177,7 +177,9 @@ TEST_CASE("lambda auto: the grid, the curve as --cv --grid gives it, the model a
   CHECK(sel["auto"]["points_run"] == run);
   if (run < 16) {
     const double b = curve[best]["mean"].get<double>(), se = curve[best]["std"].get<double>() / std::sqrt(4.0);
-    const bool four_below = run - 1 - best >= 4;
+    std::size_t moved = 0;  // the first point off the curve's first value (the rules count from there)
+    while (moved < run && curve[moved]["mean"] == curve[0]["mean"]) ++moved;
+    const bool four_below = run - std::max(best + 1, moved) >= 4;
     const bool two_clearly = best > 0 && run - 1 - best >= 2 && curve[run - 1]["mean"].get<double>() < b - se &&
                              curve[run - 2]["mean"].get<double>() < b - se;
     CHECK((four_below || two_clearly));
@@ -319,6 +321,87 @@ TEST_CASE("calibrate: multiclass probabilities sum to 1 and a model reads and wr
   const std::string again = dir.file("again.json");
   loaded.save(again);
   CHECK(testutil::read_text(again) == testutil::read_text(model));
+}
+
+// Two well separated classes, a quarter positive, feature values of size
+// `scale`: at the path's first λ (C = 0.01) every fold's model predicts the
+// majority class, and the curve stays there for several points before the
+// data can move w.
+std::string small_separable(std::size_t n, double scale, std::uint64_t seed) {
+  pegasos::Rng rng(seed);
+  std::string text;
+  char line[96];
+  for (std::size_t i = 0; i < n; ++i) {
+    const int y = i % 4 == 0 ? 1 : -1;
+    std::snprintf(line, sizeof line, "%d 1:%.5f 2:%.5f\n", y, scale * (0.5 * y + 0.4 * (rng.uniform() - 0.5)),
+                  scale * 2.0 * (rng.uniform() - 0.5));
+    text += line;
+  }
+  return text;
+}
+
+json selection_of(const std::string& model) { return json::parse(testutil::read_text(model))["training"]["selection"]; }
+
+TEST_CASE("lambda auto: a flat start is not a reason to stop (majority-class folds at the largest lambdas)", "[fit]") {
+  TempDir dir("fit");
+  const std::string data = dir.write("flat.svm", small_separable(40, 0.2, 7));
+  const std::string model = dir.file("auto.json");
+  REQUIRE(pegasos_run(dir, "train -q " + q(data) + " " + q(model) + " --set lambda=auto").code == 0);
+  const json sel = selection_of(model);
+  const auto& curve = sel["curve"];
+  // The case: the first points all score the majority rate (30 of 40), more of them
+  // than the 4 the path waits for below its best...
+  std::size_t flat = 0;
+  while (flat < curve.size() && curve[flat]["mean"] == curve[0]["mean"]) ++flat;
+  REQUIRE(curve[0]["mean"].get<double>() == Approx(0.75));
+  REQUIRE(flat > 4);
+  // ...and the path goes on to where the classes separate, and chooses there (the
+  // best of the whole curve, as --cv --grid over all 16 values finds it).
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < curve.size(); ++i) {
+    if (curve[i]["mean"].get<double>() > curve[best]["mean"].get<double>()) best = i;
+  }
+  CHECK(curve[best]["mean"].get<double>() > 0.75);
+  CHECK(sel["value"] == curve[best]["value"]);
+  std::string values;
+  for (const double v : pegasos::auto_lambda_grid(40)) values += (values.empty() ? "" : ",") + json(v).dump();
+  const Run full = pegasos_run(dir, "train --cv 5 --grid lambda=" + values + " " + q(data));
+  REQUIRE(full.code == 0);
+  char best_line[64];
+  std::snprintf(best_line, sizeof best_line, "best: lambda=%.6g ", sel["value"].get<double>());
+  CHECK_THAT(full.out, Contains(best_line));
+  const Run ev = pegasos_run(dir, "eval " + q(model) + " " + q(data));
+  REQUIRE(ev.code == 0);
+  CHECK_THAT(ev.out, !Contains("accuracy           0.75"));
+}
+
+TEST_CASE("lambda auto with transfer: ties go to the smaller lambda, plain objectives keep the larger", "[fit]") {
+  TempDir dir("fit");
+  // A source that separates the target's rows: every point of the target's path scores 1.
+  const std::string source_data = dir.write("source.svm", small_separable(200, 1.0, 11));
+  const std::string source = dir.file("source.json");
+  REQUIRE(pegasos_run(dir, "train -q " + q(source_data) + " " + q(source) + " --set lambda=1e-4").code == 0);
+  const std::string target = dir.write("target.svm", small_separable(20, 1.0, 12));
+  const std::string model = dir.file("transfer.json");
+  REQUIRE(pegasos_run(dir, "train -q " + q(target) + " " + q(model) +
+                               " --set objective=transfer --set lambda=auto --set cv_folds=4 --set source_model=" +
+                               q(source)).code == 0);
+  const json sel = selection_of(model);
+  const auto& curve = sel["curve"];
+  REQUIRE(curve.size() == 16);  // a tie is the new best: no stopping rule fires
+  for (const auto& p : curve) REQUIRE(p["mean"] == curve[0]["mean"]);
+  CHECK(sel["value"] == curve.back()["value"]);
+  CHECK(sel["auto"]["ties"] == "smaller lambda");
+  // The same data with hinge: the tie stays at the first (largest) λ.
+  const std::string plain = dir.file("plain.json");
+  REQUIRE(pegasos_run(dir, "train -q " + q(source_data) + " " + q(plain) + " --set lambda=auto").code == 0);
+  const json ps = selection_of(plain);
+  CHECK(ps["auto"]["ties"] == "larger lambda");
+  std::size_t first_best = 0;
+  for (std::size_t i = 0; i < ps["curve"].size(); ++i) {
+    if (ps["curve"][i]["mean"].get<double>() > ps["curve"][first_best]["mean"].get<double>()) first_best = i;
+  }
+  CHECK(ps["value"] == ps["curve"][first_best]["value"]);
 }
 
 TEST_CASE("lambda auto in a pegasos run grid: the run records the chosen lambda", "[fit]") {
