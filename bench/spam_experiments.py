@@ -160,24 +160,55 @@ def cv_choose(peg, target_train, make_sets, extra_rows=(), k=3, seed=0):
     return best[1]
 
 
-def transfer(peg, out, sizes, repeats):
+def draw_target(target, m, rep):
+    """m target messages, stratified, in a seed-dependent order; the rest is the test set."""
+    ranked = folds_of(target, 1, 100 + rep)[0]
+    by_label = {}
+    for r in ranked:
+        by_label.setdefault(r["label"], []).append(r)
+    n_spam = round(m * len(by_label["spam"]) / len(target))
+    tr = by_label["spam"][:n_spam] + by_label["ham"][:m - n_spam]
+    chosen = {r["id"] for r in tr}
+    return tr, [r for r in target if r["id"] not in chosen]
+
+
+def transfer_auto(peg, out, source, target, sizes, repeats):
+    """Every variant as a user runs it: `lambda: "auto"` (the CLI's own
+    stratified CV along a warm-started path) on its own training rows."""
+    auto = {"lambda": "auto"}
+    src = peg.train(source, auto)
+    results = []
+    for m in sizes:
+        for rep in range(repeats):
+            tr, te = draw_target(target, m, rep)
+            row = {"m": m, "repeat": rep, "select": "auto"}
+            row["source_only"] = peg.eval(src, te)["accuracy"]
+            row["target_only"] = peg.eval(peg.train(tr, auto), te)["accuracy"]
+            row["pooled"] = peg.eval(peg.train(tr + source, auto), te)["accuracy"]
+            model = peg.train(tr, {"objective": "transfer", "source_model": src, "lambda": "auto"})
+            row["transfer"] = peg.eval(model, te)["accuracy"]
+            with open(model) as f:
+                row["transfer_lambda"] = json.load(f)["settings"]["lambda"]
+            results.append(row)
+            print("  m=%d rep=%d: source-only %.4f target-only %.4f pooled %.4f transfer %.4f (lambda %g)" % (
+                m, rep, row["source_only"], row["target_only"], row["pooled"], row["transfer"],
+                row["transfer_lambda"]), flush=True)
+    return summarise_transfer(results, sizes, os.path.join(out, "transfer_accuracy_auto.png"), 'λ by lambda "auto"')
+
+
+def transfer(peg, out, sizes, repeats, select="cv3"):
     rows = load(os.path.join(CACHE, "spamassassin.jsonl"))
     source = [r for r in rows if r["group"] in ("spam-1", "easy-ham-1")]
     target = [r for r in rows if r["group"] in ("spam-2", "easy-ham-2", "hard-ham-1")]
     print("transfer: source %d messages (spam-1 + easy-ham-1), target %d (spam-2 + easy-ham-2 + hard-ham-1)"
           % (len(source), len(target)), flush=True)
+    if select == "auto":
+        return transfer_auto(peg, out, source, target, sizes, repeats)
     source_models = {lam: peg.train(source, {"lambda": lam}) for lam in LAMBDAS}
     results = []
     for m in sizes:
         for rep in range(repeats):
-            ranked = folds_of(target, 1, 100 + rep)[0]  # a seed-dependent stratified order
-            by_label = {}
-            for r in ranked:
-                by_label.setdefault(r["label"], []).append(r)
-            n_spam = round(m * len(by_label["spam"]) / len(target))
-            tr = by_label["spam"][:n_spam] + by_label["ham"][:m - n_spam]
-            chosen = {r["id"] for r in tr}
-            te = [r for r in target if r["id"] not in chosen]
+            tr, te = draw_target(target, m, rep)
             row = {"m": m, "repeat": rep}
             # source-only: lambda chosen on the target training messages
             lam_s = max(LAMBDAS, key=lambda lam: peg.eval(source_models[lam], tr)["accuracy"])
@@ -198,20 +229,25 @@ def transfer(peg, out, sizes, repeats):
             print("  m=%d rep=%d: source-only %.4f target-only %.4f pooled %.4f transfer %.4f  (lambdas %s)" % (
                 m, rep, row["source_only"], row["target_only"], row["pooled"], row["transfer"], row["lambdas"]),
                 flush=True)
-    print("\n| target training messages | target-only | source-only | pooled | transfer |")
-    print("|---|---|---|---|---|")
+    return summarise_transfer(results, sizes, os.path.join(out, "transfer_accuracy.png"))
+
+
+def summarise_transfer(results, sizes, plot_path, how="λ by 3-fold CV"):
+    print("\n| target training messages | target-only | source-only | pooled | transfer | transfer − best other |")
+    print("|---|---|---|---|---|---|")
     summary = []
     for m in sizes:
         rs = [r for r in results if r["m"] == m]
         mean = {k: sum(r[k] for r in rs) / len(rs) for k in ("target_only", "source_only", "pooled", "transfer")}
         summary.append(dict(mean, m=m))
-        print("| %d | %.4f | %.4f | %.4f | %.4f |" % (m, mean["target_only"], mean["source_only"], mean["pooled"],
-                                                     mean["transfer"]))
-    plot(summary, os.path.join(out, "transfer_accuracy.png"))
+        margin = mean["transfer"] - max(mean["target_only"], mean["source_only"], mean["pooled"])
+        print("| %d | %.4f | %.4f | %.4f | %.4f | %+.1f pt |" % (m, mean["target_only"], mean["source_only"],
+                                                               mean["pooled"], mean["transfer"], 100 * margin))
+    plot(summary, plot_path, how)
     return {"runs": results, "summary": summary}
 
 
-def plot(summary, path):
+def plot(summary, path, how="λ by 3-fold CV"):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -229,7 +265,7 @@ def plot(summary, path):
     ax.set_xticklabels([str(x) for x in xs])
     ax.set_xlabel("target training messages")
     ax.set_ylabel("target test accuracy")
-    ax.set_title("SpamAssassin transfer: (spam-1, easy-ham-1) → (spam-2, easy/hard-ham)", fontsize=9)
+    ax.set_title("SpamAssassin transfer: (spam-1, easy-ham-1) → (spam-2, easy/hard-ham); " + how, fontsize=8)
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -246,6 +282,9 @@ def main():
     ap.add_argument("--out", default="/tmp/pegasos-spam")
     ap.add_argument("--sizes", default="25,50,100,200,500")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--select", default="cv3", choices=["cv3", "auto"],
+                    help="transfer: how each variant's lambda is chosen: cv3 (this script's 3-fold CV over "
+                         "%s; the default) or auto (the CLI's lambda \"auto\" on each variant's own rows)" % LAMBDAS)
     args = ap.parse_args()
     if not os.path.exists(os.path.join(CACHE, "spamassassin.jsonl")):
         sys.exit("run scripts/fetch_spamassassin.sh first")
@@ -256,7 +295,8 @@ def main():
         if args.which in ("imbalanced", "all"):
             results["imbalanced"] = imbalanced(peg, args.out)
         if args.which in ("transfer", "all"):
-            results["transfer"] = transfer(peg, args.out, [int(s) for s in args.sizes.split(",")], args.repeats)
+            results["transfer"] = transfer(peg, args.out, [int(s) for s in args.sizes.split(",")], args.repeats,
+                                          args.select)
     path = os.path.join(args.out, "spam_results.json")
     with open(path + ".tmp", "w") as f:
         json.dump(results, f, indent=1)
