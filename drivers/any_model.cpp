@@ -30,12 +30,12 @@ AnyModel AnyModel::parse(std::string_view text, const std::string& path, json_ch
   nlohmann::json j = json_checks::parse_model_file(text, path, use);
   AnyModel m;
   m.source = path;
-  m.scoring_only = use == json_checks::ModelUse::kScoring;
+  m.scoring_only = use != json_checks::ModelUse::kAll;
   const auto kind = j.is_object() ? j.find("kind") : j.end();
   if (kind != j.end() && kind->is_string() && *kind == "kernel") {
     m.kernel = kernel_model_from_json(j, path);
   } else {
-    m.linear = model_from_json_value(j, path);
+    m.linear = model_from_json_value(j, path, use == json_checks::ModelUse::kPredict);
     if (!m.linear->features.empty()) {  // kept, not parsed again from the text (1 MB for hashed spam)
       m.features_json_ = std::make_shared<std::pair<std::string, nlohmann::json>>(m.linear->features,
                                                                                          std::move(j["features"]));

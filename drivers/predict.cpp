@@ -162,7 +162,7 @@ void predict_lines(InputStream& in, const std::string& path, const ModelReader& 
 }  // namespace
 
 void run_predict(const std::string& model_path, const std::string& data_path, const PredictOptions& opt) {
-  AnyModel model = AnyModel::load(model_path, json_checks::ModelUse::kScoring);
+  AnyModel model = AnyModel::load(model_path, json_checks::ModelUse::kPredict);
   ModelHeader& header = model.header();
   if (opt.proba && !header.calibrated()) {
     throw InputError(model_path + ": --proba: the model has no calibrated probabilities (train it with --calibrate)");

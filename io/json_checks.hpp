@@ -60,8 +60,12 @@ inline std::uint64_t positive_integer(const nlohmann::json& v, const std::string
 // What a model file is read for. kScoring leaves out the sections only a
 // warm start or `inspect` reads: the dual variables (top-level "duals") and a
 // text featurizer's bucket -> terms map ("bucket_terms" in "features"), half
-// of a hashed spam model's 4 MB; they are still scanned as JSON.
-enum class ModelUse { kAll, kScoring };
+// of a hashed spam model's 4 MB; they are still scanned as JSON. kPredict:
+// as kScoring, and a linear model's weights in the compact scoring form
+// (Model::weight_rows) where the dense one would be large and mostly zero —
+// for `predict`, which only scores (not `eval`, whose objective reads the
+// dense weights).
+enum class ModelUse { kAll, kScoring, kPredict };
 
 // The members kScoring leaves out: "duals" at the top level, "bucket_terms"
 // in an object one level down (the only one with it: "features").
@@ -74,7 +78,7 @@ inline bool scoring_skips(int depth, std::string_view key) {
 inline nlohmann::json parse_model_file(std::string_view text, const std::string& name, ModelUse use = ModelUse::kAll) {
   if (json_nesting::too_deep(text)) throw InputError(name + ": not a valid model file (" + json_nesting::error() + ")");
   try {
-    return json_fast::parse_or_throw(text, use == ModelUse::kScoring ? scoring_skips : nullptr);
+    return json_fast::parse_or_throw(text, use != ModelUse::kAll ? scoring_skips : nullptr);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(name + ": not a valid model file (JSON parse error at byte " + std::to_string(e.byte) + ")");
   } catch (const nlohmann::json::exception& e) {  // e.g. a number that overflows a double (1e999)

@@ -21,7 +21,11 @@ inline constexpr int kModelFormatVersionMax = kModelFormatVersionFeatureMap;
 // contains NaN) and parse (throws InputError naming the file and JSON field).
 std::string model_to_json(const Model& model);
 Model model_from_json(const std::string& text, const std::string& name);
-Model model_from_json_value(const nlohmann::json& j, const std::string& name);  // already parsed
+// Already parsed. compact_weights: the weights in the scoring-only compact
+// form (Model::weight_rows) when every output is stored sparse, the dense form
+// would hold at least Model::kCompactMinWeights weights and at most half of
+// the features have one (multiclass hashed text).
+Model model_from_json_value(const nlohmann::json& j, const std::string& name, bool compact_weights = false);
 
 // A model's featurizer as JSON (null for numeric data), and the featurizer
 // JSON (null: none) as Model::features.

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -222,4 +223,97 @@ TEST_CASE("predict and eval read a text model for scoring: the same scores witho
   write_text(dir + "/bad.json", model.dump(1));
   CHECK(run(bin + " inspect " + dir + "/bad.json > /dev/null") == 2);
   CHECK_THAT(last_stderr(), Catch::Contains("bad.json: /features/bucket_terms"));
+}
+
+TEST_CASE("predict reads hashed models in the compact form: bit-identical scores, a fraction of the memory", "[text]") {
+  const TempDir tmp("compact-read");
+  const std::string dir = tmp.path();
+  const std::string bin = PEGASOS_BINARY;
+  // Four classes of words, 2^20 hash buckets (the default featurisation): a
+  // dense form of 4·2^20 weights, at the compact read's floor.
+  const char* words[4][5] = {{"alpha", "beta", "gamma", "delta", "eps"},
+                             {"red", "green", "blue", "cyan", "pink"},
+                             {"oak", "elm", "ash", "fir", "yew"},
+                             {"cod", "eel", "ray", "koi", "gar"}};
+  std::string train, test;
+  unsigned s = 5;
+  auto next = [&] { return s = s * 1103515245u + 12345u, (s >> 16) & 0x7fff; };
+  for (int i = 0; i < 240; ++i) {
+    const int c = static_cast<int>(next() % 4);
+    std::string text;
+    for (int w = 0; w < 8; ++w) text += std::string(words[next() % 4 == 0 ? next() % 4 : c][next() % 5]) + " ";
+    if (i % 7 == 0) text += "unseen" + std::to_string(i) + " ";  // test rows: words the model never saw
+    (i < 180 ? train : test) += "{\"label\": \"c" + std::to_string(c) + "\", \"text\": \"" + text + "\"}\n";
+  }
+  write_text(dir + "/train.jsonl", train);
+  write_text(dir + "/test.jsonl", test);
+  REQUIRE(run(bin + " train -q --set objective=ova " + dir + "/train.jsonl " + dir + "/m.json") == 0);
+  const AnyModel dense = AnyModel::load(dir + "/m.json", json_checks::ModelUse::kScoring);
+  const AnyModel compact = AnyModel::load(dir + "/m.json", json_checks::ModelUse::kPredict);
+  const std::size_t K = 4;
+  REQUIRE(dense.linear->dimension == (1u << 20));
+  REQUIRE(dense.linear->outputs == 4);
+  REQUIRE(std::uint64_t{dense.linear->dimension} * K == Model::kCompactMinWeights);
+  CHECK(dense.linear->weight_rows.empty());
+  CHECK(dense.linear->weights.size() == (std::size_t{1} << 20) * K);
+  // The compact rows: exactly the features with a weight in some class, in order.
+  std::vector<std::uint32_t> used;
+  for (std::uint32_t j = 0; j < dense.linear->dimension; ++j) {
+    bool any = false;
+    for (std::size_t k = 0; k < K; ++k) any = any || dense.linear->weights[j * K + k] != 0.0;
+    if (any) used.push_back(j);
+  }
+  REQUIRE_FALSE(used.empty());
+  CHECK(compact.linear->weight_rows == used);
+  CHECK(compact.linear->weights.size() == used.size() * K);
+  CHECK(compact.linear->weight_squared_norm() == dense.linear->weight_squared_norm());
+  const Dataset data = dense.read(dir + "/test.jsonl", true);
+  CHECK(bits(compact.scores(data)) == bits(dense.scores(data)));
+  // The CLI's predict output equals the dense model's scores.
+  REQUIRE(run(bin + " predict " + dir + "/m.json " + dir + "/test.jsonl -o " + dir + "/p.tsv") == 0);
+  std::ostringstream want;
+  const std::vector<double> sc = dense.scores(data);
+  char buf[64];
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    want << dense.classes()[static_cast<std::size_t>(dense.predict_class(&sc[i * K]))];
+    for (std::size_t k = 0; k < K; ++k) {
+      std::snprintf(buf, sizeof buf, "\t%.9g", sc[i * K + k]);
+      want << buf;
+    }
+    want << "\n";
+  }
+  CHECK(testutil::read_text(dir + "/p.tsv") == want.str());
+
+  // By hand: a −0 bias and a row of features the model lacks (the dense form's
+  // v·0 turns −0 into +0), one beyond the dimension, a negative value.
+  const std::string hand = R"({"format_version": 1, "kind": "linear", "objective": "ova", "classes": ["a", "b", "c"],
+    "dimension": 2097152, "outputs": 3, "bias_mode": "feature", "bias": [-0.0, 0.25, -0.0],
+    "weights": [{"indices": [3, 70000], "values": [1.5, -2.0]}, {"indices": [70000, 131072], "values": [0.5, 4.0]},
+                {"indices": [], "values": []}]})";
+  write_text(dir + "/hand.json", hand);
+  const AnyModel hd = AnyModel::load(dir + "/hand.json", json_checks::ModelUse::kScoring);
+  const AnyModel hc = AnyModel::load(dir + "/hand.json", json_checks::ModelUse::kPredict);
+  CHECK(hc.linear->weight_rows == std::vector<std::uint32_t>{2, 69999, 131071});
+  Dataset rows;
+  rows.dimension = 3000000;
+  rows.classes = {"a", "b", "c"};
+  const auto add = [&](std::vector<std::uint32_t> idx, std::vector<float> val, int label) {
+    rows.append_row(idx, val, label);
+  };
+  add({5}, {1.0f}, 0);                             // a feature without weights: +0 from −0
+  add({2, 69999, 2500000}, {-3.0f, 0.5f, 9.0f}, 0);  // beyond the dimension: ignored
+  add({100, 131071}, {-1.0f, 2.0f}, 1);
+  const std::vector<double> a = hd.scores(rows), b = hc.scores(rows);
+  CHECK(bits(a) == bits(b));
+  CHECK_FALSE(std::signbit(a[0]));  // row 0, class a: −0 + 1·0
+  CHECK(std::signbit(hd.linear->bias[2]));
+  // Under the floor (3·2^17 weights) predict keeps the dense form.
+  std::string small = hand;
+  small.replace(small.find("2097152"), 7, "131072");
+  write_text(dir + "/small.json", small);
+  CHECK(AnyModel::load(dir + "/small.json", json_checks::ModelUse::kPredict).linear->weight_rows.empty());
+  // A corrupt compact-read file names its field as the dense read does.
+  write_text(dir + "/bad.json", std::string(hand).replace(hand.find("[3, 70000]"), 10, "[70000, 3]"));
+  CHECK(run(bin + " predict " + dir + "/bad.json " + dir + "/test.jsonl > /dev/null") == 2);
+  CHECK_THAT(last_stderr(), Catch::Contains("bad.json") && Catch::Contains("/weights/0/indices/1"));
 }
