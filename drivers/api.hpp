@@ -132,7 +132,7 @@ struct CvResult {
   std::uint64_t seed = 0;
   bool warm_path = false;       // whether the λ path warm-started
   std::vector<CvPoint> points;  // in the order run (a λ grid: largest λ first)
-  std::size_t best = 0;  // highest mean score; ties: the earlier point (a λ grid: the larger λ)
+  std::size_t best = 0;  // highest mean score; ties: the earlier point (a λ grid: the larger λ; lambda "auto" with transfer: the later)
   double mean(const CvPoint& p) const { return metric == "accuracy" ? p.accuracy_mean : p.balanced_mean; }
   double std_dev(const CvPoint& p) const { return metric == "accuracy" ? p.accuracy_std : p.balanced_std; }
   // With CvOptions::refit: trained on all the data at the best point; its

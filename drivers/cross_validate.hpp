@@ -69,8 +69,10 @@ struct PathControl {
   // Stop after this many points in a row below the best (0: every point),
   // or after `clear_patience` in a row clearly below it — a mean under the
   // best's by more than the best's standard error (std / √folds) — once the
-  // curve has risen (the best is not the first point: at the largest λ the
-  // curve may dip before it rises).
+  // curve has risen (the best scores above the first point: at the largest λ
+  // the curve may dip before it rises). Both count only once the curve has
+  // left its first value (a flat start is no evidence: majority-class folds,
+  // a transfer model still at its source).
   int patience = 0, clear_patience = 0;
   // Ties on the CV score go to the later point (the smaller λ) instead of
   // the earlier: lambda "auto" with transfer (drivers/fit.cpp).

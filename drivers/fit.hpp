@@ -8,7 +8,9 @@
 //                   the largest λ down, each fold's fit warm-started from its
 //                   fit at the previous λ (SDCA: its dual point). The path
 //                   stops once four points in a row (more than a decade)
-//                   score below the best; ties go to the larger λ. Scored by
+//                   score below the best, or two clearly below a risen
+//                   best, counted once the curve has left its first value;
+//                   ties go to the larger λ (transfer: the smaller). Scored by
 //                   accuracy, or balanced accuracy with class weights. The
 //                   model's settings hold the chosen λ, training.selection
 //                   the curve.
