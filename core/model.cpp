@@ -30,7 +30,9 @@ void Model::scores(const RowView& x, double* out) const {
 
 // scores() on the compact form, with the dense form's arithmetic: the same
 // products added in the same order, and for a feature without weights the
-// dense form's v·0 (it turns a −0 sum into +0), so scores are bit-identical.
+// dense form's v·0 (it turns a −0 sum into +0), so scores are bit-identical
+// (in the default build; with PEGASOS_NATIVE the compiler may fuse the
+// multiply-adds of one loop into FMAs and not the other's).
 void Model::compact_scores(const RowView& x, double* out) const {
   const std::size_t K = static_cast<std::size_t>(outputs);
   const auto row = [&](std::uint32_t f) -> const double* {

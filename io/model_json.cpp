@@ -236,6 +236,7 @@ bool read_compact_weights(const json& weights, const std::string& name, Model& m
     rows.swap(merged);
     if (rows.size() > m.dimension / 2) return false;
   }
+  if (rows.empty()) return false;  // no weight at all: the dense form (scores() tells the forms apart by rows)
   m.weights.assign(rows.size() * K, 0.0);
   for (std::size_t k = 0; k < K; ++k) {
     auto at = rows.begin();

@@ -312,6 +312,16 @@ TEST_CASE("predict reads hashed models in the compact form: bit-identical scores
   small.replace(small.find("2097152"), 7, "131072");
   write_text(dir + "/small.json", small);
   CHECK(AnyModel::load(dir + "/small.json", json_checks::ModelUse::kPredict).linear->weight_rows.empty());
+  // A model without a single weight (every class stored empty) is read dense: bias only.
+  std::string empty = hand;
+  empty.replace(empty.find("\"weights\""), std::string::npos,
+                "\"weights\": [{\"indices\": [], \"values\": []}, {\"indices\": [], \"values\": []}, "
+                "{\"indices\": [], \"values\": []}]}");
+  write_text(dir + "/empty.json", empty);
+  const AnyModel ez = AnyModel::load(dir + "/empty.json", json_checks::ModelUse::kPredict);
+  CHECK(ez.linear->weight_rows.empty());
+  CHECK(ez.linear->weights.size() == std::size_t{2097152} * 3);
+  CHECK(bits(ez.scores(rows)) == bits(AnyModel::load(dir + "/empty.json", json_checks::ModelUse::kScoring).scores(rows)));
   // A corrupt compact-read file names its field as the dense read does.
   write_text(dir + "/bad.json", std::string(hand).replace(hand.find("[3, 70000]"), 10, "[70000, 3]"));
   CHECK(run(bin + " predict " + dir + "/bad.json " + dir + "/test.jsonl > /dev/null") == 2);
