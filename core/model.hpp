@@ -91,9 +91,6 @@ struct Model : ModelHeader {
   void scores(const RowView& x, double* out) const;
   // ‖W‖² (the bias excluded).
   double weight_squared_norm() const;
-
- private:
-  void compact_scores(const RowView& x, double* out) const;
 };
 
 }  // namespace pegasos

@@ -57,6 +57,34 @@ std::vector<std::vector<std::string>> table(const std::string& text) {
   return rows;
 }
 
+// Two well separated classes, a quarter positive, feature values of size
+// `scale`: at the path's first λ (C = 0.01) every fold's model predicts the
+// majority class, and the curve stays there for several points before the
+// data can move w.
+std::string small_separable(std::size_t n, double scale, std::uint64_t seed) {
+  pegasos::Rng rng(seed);
+  std::string text;
+  char line[96];
+  for (std::size_t i = 0; i < n; ++i) {
+    const int y = i % 4 == 0 ? 1 : -1;
+    std::snprintf(line, sizeof line, "%d 1:%.5f 2:%.5f\n", y, scale * (0.5 * y + 0.4 * (rng.uniform() - 0.5)),
+                  scale * 2.0 * (rng.uniform() - 0.5));
+    text += line;
+  }
+  return text;
+}
+
+json selection_of(const std::string& model) { return json::parse(testutil::read_text(model))["training"]["selection"]; }
+
+// `train --cv FOLDS --grid lambda=VALUES` over the same values prints the same best as auto chose.
+void check_grid_best(const TempDir& dir, const std::string& data, int folds, const std::string& values, const json& chosen) {
+  const Run cv = pegasos_run(dir, "train --cv " + std::to_string(folds) + " --grid lambda=" + values + " " + q(data));
+  REQUIRE(cv.code == 0);
+  char best_line[64];
+  std::snprintf(best_line, sizeof best_line, "best: lambda=%.6g ", chosen.get<double>());
+  CHECK_THAT(cv.out, Contains(best_line));
+}
+
 }  // namespace
 
 TEST_CASE("platt: the fit is the minimum of its loss (brute-force grid and local probes)", "[fit]") {
@@ -188,11 +216,7 @@ TEST_CASE("lambda auto: the grid, the curve as --cv --grid gives it, the model a
   // The same values through --cv --grid: the same curve (the path runs the same folds, warm-started alike).
   std::string values;
   for (const auto& p : sel["curve"]) values += (values.empty() ? "" : ",") + p["value"].dump();
-  const Run cv = pegasos_run(dir, "train --cv 4 --grid lambda=" + values + " " + q(data));
-  REQUIRE(cv.code == 0);
-  char best_line[64];
-  std::snprintf(best_line, sizeof best_line, "best: lambda=%.6g ", sel["value"].get<double>());
-  CHECK_THAT(cv.out, Contains(best_line));
+  check_grid_best(dir, data, 4, values, sel["value"]);
   // The model is the plain fit at the chosen λ.
   const std::string plain = dir.file("plain.json");
   REQUIRE(pegasos_run(dir, "train " + q(data) + " " + q(plain) + " --set lambda=" + sel["value"].dump()).code == 0);
@@ -324,25 +348,6 @@ TEST_CASE("calibrate: multiclass probabilities sum to 1 and a model reads and wr
   CHECK(testutil::read_text(again) == testutil::read_text(model));
 }
 
-// Two well separated classes, a quarter positive, feature values of size
-// `scale`: at the path's first λ (C = 0.01) every fold's model predicts the
-// majority class, and the curve stays there for several points before the
-// data can move w.
-std::string small_separable(std::size_t n, double scale, std::uint64_t seed) {
-  pegasos::Rng rng(seed);
-  std::string text;
-  char line[96];
-  for (std::size_t i = 0; i < n; ++i) {
-    const int y = i % 4 == 0 ? 1 : -1;
-    std::snprintf(line, sizeof line, "%d 1:%.5f 2:%.5f\n", y, scale * (0.5 * y + 0.4 * (rng.uniform() - 0.5)),
-                  scale * 2.0 * (rng.uniform() - 0.5));
-    text += line;
-  }
-  return text;
-}
-
-json selection_of(const std::string& model) { return json::parse(testutil::read_text(model))["training"]["selection"]; }
-
 TEST_CASE("lambda auto: a flat start is not a reason to stop (majority-class folds at the largest lambdas)", "[fit]") {
   TempDir dir("fit");
   const std::string data = dir.write("flat.svm", small_separable(40, 0.2, 7));
@@ -366,11 +371,7 @@ TEST_CASE("lambda auto: a flat start is not a reason to stop (majority-class fol
   CHECK(sel["value"] == curve[best]["value"]);
   std::string values;
   for (const double v : pegasos::auto_lambda_grid(40)) values += (values.empty() ? "" : ",") + json(v).dump();
-  const Run full = pegasos_run(dir, "train --cv 5 --grid lambda=" + values + " " + q(data));
-  REQUIRE(full.code == 0);
-  char best_line[64];
-  std::snprintf(best_line, sizeof best_line, "best: lambda=%.6g ", sel["value"].get<double>());
-  CHECK_THAT(full.out, Contains(best_line));
+  check_grid_best(dir, data, 5, values, sel["value"]);
   const std::string report = dir.file("eval.json");
   REQUIRE(pegasos_run(dir, "eval " + q(model) + " " + q(data) + " --json " + q(report)).code == 0);
   CHECK(json::parse(testutil::read_text(report))["accuracy"].get<double>() > 0.75);
