@@ -329,8 +329,8 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
                   configs.size(), grid.key.empty() ? "" : " (", grid.key.empty() ? "" : (grid.key + "=" + grid.values[p]).c_str(),
                   grid.key.empty() ? "" : ")", r.metric.c_str(), r.mean(r.points[p]));
     status_line(shown);
-    const double mean = r.mean(r.points[p]), best = r.mean(r.points[r.best]);
-    moved = moved || mean != r.mean(r.points[0]);
+    const double mean = r.mean(r.points[p]), best = r.mean(r.points[r.best]), first = r.mean(r.points[0]);
+    moved = moved || mean != first;
     if (p == 0 || mean > best || (control.ties_to_later && mean == best)) {  // ties: the earlier (larger λ) unless ties_to_later
       r.best = p;
       stale = clearly = 0;
@@ -339,11 +339,10 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
     }
     if (!moved) continue;
     const double standard_error = r.std_dev(r.points[r.best]) / std::sqrt(static_cast<double>(K));
-    clearly = r.mean(r.points[p]) < r.mean(r.points[r.best]) - standard_error ? clearly + 1 : 0;
+    clearly = mean < best - standard_error ? clearly + 1 : 0;
     ++stale;
     if ((control.patience > 0 && stale >= static_cast<std::size_t>(control.patience)) ||
-        (control.clear_patience > 0 && r.mean(r.points[r.best]) > r.mean(r.points[0]) &&
-         clearly >= static_cast<std::size_t>(control.clear_patience))) {
+        (control.clear_patience > 0 && best > first && clearly >= static_cast<std::size_t>(control.clear_patience))) {
       break;
     }
   }

@@ -218,9 +218,9 @@ void read_sparse_weights(const json& wk, const std::string& name, const std::str
 // The compact scoring form (Model::weight_rows): where every output is sparse,
 // the dense form would be large (Model::kCompactMinWeights) and at most half
 // of the features have a weight (core/compact_features.hpp's rule), the
-// features with a weight in any output, in order, and their weights. A 28-class model over 2^20 buckets
-// holds about 100k such rows: 22 MB instead of the dense 235 MB. False: the
-// dense form applies.
+// features with a weight in any output, in order, and their weights. A
+// 28-class model over 2^20 buckets holds about 100k such rows: 22 MB instead
+// of the dense 235 MB. False: the dense form applies.
 bool read_compact_weights(const json& weights, const std::string& name, Model& m) {
   const std::size_t K = static_cast<std::size_t>(m.outputs);
   if (static_cast<std::uint64_t>(m.dimension) * K < Model::kCompactMinWeights) return false;
