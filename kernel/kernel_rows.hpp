@@ -162,6 +162,8 @@ class RowCache {
   }
 
   std::uint64_t evaluations() const { return evaluations_; }
+  // Whether row i is in the cache (row(i) would not compute it).
+  bool cached(std::size_t i) const { return slot_of_[i] != kNone; }
 
  private:
   static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();

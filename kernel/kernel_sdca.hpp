@@ -452,31 +452,34 @@ inline Passes ascend(DualState& st, RowCache& cache, const EngineSettings& s, st
 // lies inside, else the best of the four edges (a concave quadratic on a box
 // attains its maximum on the boundary when the free maximum is outside it),
 // each maximised in closed form. Returns the gain q(x, y) ≥ 0.
-inline double pair_gain(double Gi, double Gj, double a, double b, double c, double ai, double aj, double& x,
-                        double& y) {
+// `inv_a`, `inv_c`: 1/a and 1/c (0 where a or c is 0), precomputed, so the
+// sweep over every j divides only when the interior maximum is feasible.
+inline double pair_gain(double Gi, double Gj, double a, double inv_a, double b, double c, double inv_c, double ai,
+                        double aj, double& x, double& y) {
   x = 0.0;
   y = 0.0;
   auto q = [&](double u, double v) { return Gi * u + Gj * v - 0.5 * (a * u * u + 2.0 * b * u * v + c * v * v); };
   const double det = a * c - b * b;
-  if (det > 1e-12 * a * c) {
-    const double u = (c * Gi - b * Gj) / det, v = (a * Gj - b * Gi) / det;
-    if (u >= -ai && u <= 1.0 - ai && v >= -aj && v <= 1.0 - aj) {
-      x = u;
-      y = v;
-      return q(u, v);
+  if (det > 1e-12 * a * c) {  // the free maximum (u, v) = (c Gi − b Gj, a Gj − b Gi) / det, tested without dividing
+    const double un = c * Gi - b * Gj, vn = a * Gj - b * Gi;
+    if (un >= -ai * det && un <= (1.0 - ai) * det && vn >= -aj * det && vn <= (1.0 - aj) * det) {
+      const double inv_det = 1.0 / det;
+      x = un * inv_det;
+      y = vn * inv_det;
+      return q(x, y);
     }
   }
   // One coordinate's maximum over [lo, hi] with the other fixed: slope s at
   // 0, curvature h ≥ 0 (h = 0: the linear case goes to the better bound).
-  auto best_1d = [](double s, double h, double lo, double hi) {
-    if (h > 0.0) return std::clamp(s / h, lo, hi);
+  auto best_1d = [](double s, double h, double inv_h, double lo, double hi) {
+    if (h > 0.0) return std::clamp(s * inv_h, lo, hi);
     return s > 0.0 ? hi : lo;
   };
   double best = -std::numeric_limits<double>::infinity();
   const double xs[2] = {-ai, 1.0 - ai}, ys[2] = {-aj, 1.0 - aj};
   for (int e = 0; e < 4; ++e) {
-    const double u = e < 2 ? xs[e] : best_1d(Gi - b * ys[e - 2], a, -ai, 1.0 - ai);
-    const double v = e < 2 ? best_1d(Gj - b * xs[e], c, -aj, 1.0 - aj) : ys[e - 2];
+    const double u = e < 2 ? xs[e] : best_1d(Gi - b * ys[e - 2], a, inv_a, -ai, 1.0 - ai);
+    const double v = e < 2 ? best_1d(Gj - b * xs[e], c, inv_c, -aj, 1.0 - aj) : ys[e - 2];
     const double value = q(u, v);
     if (value > best) {
       best = value;
@@ -492,7 +495,9 @@ struct PairProblem {
   double lambda_n = 1.0;
   std::vector<double> alpha, y;  // one output's α and labels, contiguous
   double* g = nullptr;           // its run of st.g
-  const std::vector<double>* diag = nullptr;
+  std::vector<double> h, inv_h;  // K'_jj / (λn) and its inverse (0 where K'_jj = 0)
+  std::vector<double> gain;      // each row's single-step gain at the last sweep
+  std::vector<std::size_t> ahead;  // scratch: rows to compute with a missing one
 };
 
 // P − D and P of one output from its running g.
@@ -541,11 +546,30 @@ PairChoice pair_sweep(std::size_t n, const Visit& visit) {
 }
 
 // Row j's own clipped Newton step and its gain.
-inline void single_step(const PairProblem& p, std::size_t j, PairChoice& c) {
-  const double h = (*p.diag)[j] / p.lambda_n;
+inline void single_step(PairProblem& p, std::size_t j, PairChoice& c) {
+  const double h = p.h[j];
   const double G = 1.0 - p.y[j] * p.g[j];
-  c.x = h > 0.0 ? std::clamp(G / h, -p.alpha[j], 1.0 - p.alpha[j]) : (G > 0.0 ? 1.0 - p.alpha[j] : -p.alpha[j]);
+  c.x = h > 0.0 ? std::clamp(G * p.inv_h[j], -p.alpha[j], 1.0 - p.alpha[j]) : (G > 0.0 ? 1.0 - p.alpha[j] : -p.alpha[j]);
   c.gain = c.x * G - 0.5 * h * c.x * c.x;
+  p.gain[j] = c.gain;  // only row j's entry: the sweep's blocks never share one
+}
+
+// Row r's kernel row; when it is missing, the uncached rows whose single
+// steps gain most (those a pair is likeliest to pick next) are computed with
+// it, a block of rows for one read of the data (kernel_rows.hpp). Which
+// rows join depends only on the gains and the requests so far, and a row's
+// values never on its block, so this changes the cost, never the model.
+inline const double* pair_row(PairProblem& p, RowCache& cache, std::size_t r) {
+  if (cache.cached(r)) return cache.row(r);
+  p.ahead.clear();
+  for (std::size_t j = 0; j < p.n; ++j) {
+    if (j != r && p.gain[j] > 0.0 && !cache.cached(j)) p.ahead.push_back(j);
+  }
+  const std::size_t keep = std::min<std::size_t>(p.ahead.size(), kQueryBlock - 1);
+  auto larger = [&](std::size_t a, std::size_t b) { return p.gain[a] > p.gain[b] || (p.gain[a] == p.gain[b] && a < b); };
+  std::partial_sort(p.ahead.begin(), p.ahead.begin() + static_cast<std::ptrdiff_t>(keep), p.ahead.end(), larger);
+  p.ahead.resize(keep);
+  return cache.row(r, p.ahead);
 }
 
 // Pair steps on one output until its gap ≤ target·P, nothing gains, or
@@ -553,25 +577,24 @@ inline void single_step(const PairProblem& p, std::size_t j, PairChoice& c) {
 inline std::uint64_t pair_output(PairProblem& p, RowCache& cache, double target, std::uint64_t max_steps,
                                  const std::function<bool()>& tick) {
   const std::size_t n = p.n;
-  const double ln = p.lambda_n;
-  const std::vector<double>& diag = *p.diag;
+  const double ln = p.lambda_n, inv_ln = 1.0 / ln;
   std::uint64_t steps = 0;
   // The first i; later ones come out of the sweep that updates g.
   PairChoice first = pair_sweep(n, [&](std::size_t j, PairChoice& c) { single_step(p, j, c); });
   while (steps < max_steps && first.gain > 0.0) {  // gain 0: every coordinate optimal given the others
     const std::size_t i = first.at;
-    const double* row_i = cache.row(i);
-    const double Gi = 1.0 - p.y[i] * p.g[i], a = diag[i] / ln;
+    const double* row_i = pair_row(p, cache, i);
+    const double Gi = 1.0 - p.y[i] * p.g[i], a = p.h[i], inv_a = p.inv_h[i];
     PairChoice pair = pair_sweep(n, [&](std::size_t j, PairChoice& c) {
       if (j == i) {
         c.gain = -std::numeric_limits<double>::infinity();
         return;
       }
-      c.gain = pair_gain(Gi, 1.0 - p.y[j] * p.g[j], a, p.y[i] * p.y[j] * row_i[j] / ln, diag[j] / ln, p.alpha[i],
-                         p.alpha[j], c.x, c.y);
+      c.gain = pair_gain(Gi, 1.0 - p.y[j] * p.g[j], a, inv_a, p.y[i] * p.y[j] * row_i[j] * inv_ln, p.h[j], p.inv_h[j],
+                         p.alpha[i], p.alpha[j], c.x, c.y);
     });
     const bool alone = pair.at >= n;  // a single row: its own step
-    const double* row_j = alone ? row_i : cache.row(pair.at);
+    const double* row_j = alone ? row_i : pair_row(p, cache, pair.at);
     if (!alone) row_i = cache.row(i);  // looked up again after row_j's: never a stale pointer
     const double xi = alone ? first.x : pair.x, yj = alone ? 0.0 : pair.y;
     const double ci = xi * p.y[i] / ln, cj = alone ? 0.0 : yj * p.y[pair.at] / ln;
@@ -616,7 +639,13 @@ inline Passes pair_ascend(DualState& st, RowCache& cache, const EngineSettings& 
       PairProblem p;
       p.n = n;
       p.lambda_n = st.lambda_n;
-      p.diag = &st.diag;
+      p.gain.assign(n, 0.0);
+      p.h.resize(n);
+      p.inv_h.resize(n);
+      for (std::size_t j = 0; j < n; ++j) {
+        p.h[j] = st.diag[j] / st.lambda_n;
+        p.inv_h[j] = st.diag[j] > 0.0 ? st.lambda_n / st.diag[j] : 0.0;
+      }
       p.g = &st.g[c * n];
       p.alpha.resize(n);
       p.y.resize(n);
