@@ -635,6 +635,7 @@ inline Passes pair_ascend(DualState& st, RowCache& cache, const EngineSettings& 
     return !stopped;
   };
   while (true) {
+    const std::uint64_t before = out.visits;
     for (std::size_t c = 0; c < K && !stopped && out.visits < cap; ++c) {
       PairProblem p;
       p.n = n;
@@ -663,7 +664,10 @@ inline Passes pair_ascend(DualState& st, RowCache& cache, const EngineSettings& 
       out.stopped = StopReason::kTolerance;
       break;
     }
-    if (stopped || out.visits >= cap) {
+    // No step gains anything and still the exact gap misses the tolerance
+    // (one below rounding, e.g. tolerance 1e-17): stopped, not converged,
+    // its gap reported, as at the cap.
+    if (stopped || out.visits >= cap || out.visits == before) {
       out.stopped = stopped ? StopReason::kCallback : StopReason::kMaxEpochs;
       break;
     }
