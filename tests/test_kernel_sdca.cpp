@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -414,4 +415,55 @@ TEST_CASE("kernel sdca: pair steps certify where single random steps crawl, at t
   CHECK(objective_from_file(kernel_model_to_json(pairs), ds, lambda) == Approx(*pairs.training.objective).epsilon(1e-9));
   // Fewer coordinate visits than the random passes needed (counts, not times).
   CHECK(*pairs.training.iterations * 20 < *random.training.iterations);
+}
+
+TEST_CASE("kernel sdca: a pair step is the maximum over its box, against a fine grid", "[kernel][sdca]") {
+  using kernel_sdca_detail::pair_gain;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 400; ++trial) {
+    CAPTURE(trial);
+    // Curvatures from a positive semi-definite 2×2 kernel block (sometimes
+    // singular: equal rows, or a zero diagonal), slopes of either sign, α on
+    // or off the bounds.
+    const double kii = trial % 7 == 0 ? 0.0 : 0.1 + 3.0 * u(rng);
+    const double kjj = trial % 5 == 0 ? kii : 0.1 + 3.0 * u(rng);
+    const double rho = trial % 5 == 0 ? 1.0 : 2.0 * u(rng) - 1.0;
+    const double scale = 1.0 / (0.01 + u(rng));  // 1/(λn)
+    const double sign = u(rng) < 0.5 ? -1.0 : 1.0;
+    const double a = kii * scale, c = kjj * scale, b = sign * rho * std::sqrt(kii * kjj) * scale;
+    const double Gi = 4.0 * u(rng) - 2.0, Gj = 4.0 * u(rng) - 2.0;
+    auto pick = [&](double r) { return r < 0.25 ? 0.0 : r > 0.75 ? 1.0 : u(rng); };
+    const double ai = pick(u(rng)), aj = pick(u(rng));
+    double x = 0.0, y = 0.0;
+    const double gain = pair_gain(Gi, Gj, a, a > 0 ? 1 / a : 0.0, b, c, c > 0 ? 1 / c : 0.0, ai, aj, x, y);
+    // Feasible, and the gain is q at the returned step.
+    CHECK(ai + x >= -1e-12);
+    CHECK(ai + x <= 1.0 + 1e-12);
+    CHECK(aj + y >= -1e-12);
+    CHECK(aj + y <= 1.0 + 1e-12);
+    auto q = [&](double s, double t) { return Gi * s + Gj * t - 0.5 * (a * s * s + 2 * b * s * t + c * t * t); };
+    CHECK(gain == Approx(q(x, y)).margin(1e-9));
+    CHECK(gain >= -1e-12);  // the zero step is feasible
+    // No point of a 201 × 201 grid over the box, nor of its refinement around
+    // the grid's best, is better.
+    double grid_best = -1e300, bs = 0, bt = 0;
+    for (int p = 0; p <= 200; ++p) {
+      for (int r = 0; r <= 200; ++r) {
+        const double s = -ai + p / 200.0, t = -aj + r / 200.0, v = q(s, t);
+        if (v > grid_best) {
+          grid_best = v;
+          bs = s;
+          bt = t;
+        }
+      }
+    }
+    for (int p = -100; p <= 100; ++p) {
+      for (int r = -100; r <= 100; ++r) {
+        const double s = std::clamp(bs + p / 20000.0, -ai, 1 - ai), t = std::clamp(bt + r / 20000.0, -aj, 1 - aj);
+        grid_best = std::max(grid_best, q(s, t));
+      }
+    }
+    CHECK(gain >= grid_best - 1e-9 * std::max(1.0, std::abs(grid_best)));
+  }
 }
