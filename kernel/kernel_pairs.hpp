@@ -53,13 +53,17 @@ inline double pair_gain(double Gi, double Gj, double a, double inv_a, double b, 
   y = 0.0;
   auto q = [&](double u, double v) { return Gi * u + Gj * v - 0.5 * (a * u * u + 2.0 * b * u * v + c * v * v); };
   const double det = a * c - b * b;
-  if (det > 1e-12 * a * c) {  // the free maximum (u, v) = (c Gi − b Gj, a Gj − b Gi) / det, tested without dividing
+  double best = -std::numeric_limits<double>::infinity();
+  if (det > 0.0) {  // the free maximum (u, v) = (c Gi − b Gj, a Gj − b Gi) / det, tested without dividing
     const double un = c * Gi - b * Gj, vn = a * Gj - b * Gi;
     if (un >= -ai * det && un <= (1.0 - ai) * det && vn >= -aj * det && vn <= (1.0 - aj) * det) {
       const double inv_det = 1.0 / det;
       x = un * inv_det;
       y = vn * inv_det;
-      return q(x, y);
+      best = q(x, y);
+      // Well conditioned: that is the maximum. Nearly singular (near-equal
+      // rows): rounding may spoil it, so the edges compete with it.
+      if (det > 1e-12 * a * c) return best;
     }
   }
   // One coordinate's maximum over [lo, hi] with the other fixed: slope s at
@@ -68,7 +72,6 @@ inline double pair_gain(double Gi, double Gj, double a, double inv_a, double b, 
     if (h > 0.0) return std::clamp(s * inv_h, lo, hi);
     return s > 0.0 ? hi : lo;
   };
-  double best = -std::numeric_limits<double>::infinity();
   const double xs[2] = {-ai, 1.0 - ai}, ys[2] = {-aj, 1.0 - aj};
   for (int e = 0; e < 4; ++e) {
     const double u = e < 2 ? xs[e] : best_1d(Gi - b * ys[e - 2], a, inv_a, -ai, 1.0 - ai);
@@ -186,7 +189,9 @@ inline std::uint64_t pair_output(PairProblem& p, RowCache& cache, double target,
       c.gain = pair_gain(Gi, 1.0 - p.y[j] * p.g[j], a, inv_a, p.y[i] * p.y[j] * row_i[j] * inv_ln, p.h[j], p.inv_h[j],
                          p.alpha[i], p.alpha[j], c.x, c.y);
     });
-    const bool alone = pair.at >= n;  // a single row: its own step
+    // i's own step when no pair beats it (the pair's maximum is at least
+    // that, so only rounding on a nearly singular pair, or NaN, gets here).
+    const bool alone = pair.at >= n || pair.at == i || !(pair.gain >= first.gain);
     const double* row_j = alone ? row_i : pair_row(p, cache, pair.at);
     if (!alone) row_i = cache.row(i);  // looked up again after row_j's: never a stale pointer
     const double xi = alone ? first.x : pair.x, yj = alone ? 0.0 : pair.y;
@@ -247,7 +252,9 @@ inline Passes pair_ascend(DualState& st, RowCache& cache, const EngineSettings& 
         p.alpha[j] = st.alpha[j * K + c];
         p.y[j] = st.y[j * K + c];
       }
-      pair_output(p, cache, target, (cap - out.visits + 1) / 2, tick);
+      // A fair share of what is left of the cap for this output and those
+      // after it (one-vs-all: the first output cannot use up the others').
+      pair_output(p, cache, target, std::max<std::uint64_t>(1, (cap - out.visits) / (2 * (K - c))), tick);
       for (std::size_t j = 0; j < n; ++j) st.alpha[j * K + c] = p.alpha[j];
     }
     recompute_g(st, cache);

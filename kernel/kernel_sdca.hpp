@@ -23,7 +23,8 @@
 // sized by `kernel_cache_mb` (kernel/kernel_rows.hpp: dense data in blocks of
 // rows by vectorised dense dot products, sparse data by the gather dot). g is
 // stored output-major, so the update of one output is a contiguous axpy.
-// Between full passes, shrinking: passes over the free rows only
+// Between full passes, shrinking (not reached since the pair steps took
+// automatic stopping: `budget` runs skip it; kept for now): passes over the free rows only
 // (0 < α < 1), gathered into a compact problem of their own (FreeSet), g
 // kept on them, then rebuilt elsewhere (shrunk_passes below); `epochs` in
 // the summary counts visits / n.

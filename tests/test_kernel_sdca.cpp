@@ -467,3 +467,16 @@ TEST_CASE("kernel sdca: a pair step is the maximum over its box, against a fine 
     CHECK(gain >= grid_best - 1e-9 * std::max(1.0, std::abs(grid_best)));
   }
 }
+
+TEST_CASE("kernel sdca: a nearly singular pair with its maximum inside the box is not sent to a bound",
+          "[kernel][sdca]") {
+  // Near-equal rows (det / (a c) ≈ 2e-13), both α free, the free maximum at
+  // (1e-4, 1e-4): the edges alone would move both α to a bound and lower D.
+  const double a = 200.0, c = 200.0, b = -200.0 * (1.0 - 1e-13);
+  const double Gi = a * 1e-4 + b * 1e-4, Gj = b * 1e-4 + c * 1e-4;
+  double x = 0.0, y = 0.0;
+  const double gain = kernel_sdca_detail::pair_gain(Gi, Gj, a, 1 / a, b, c, 1 / c, 0.5, 0.5, x, y);
+  CHECK(gain >= 0.0);
+  CHECK(std::abs(x) < 1e-2);
+  CHECK(std::abs(y) < 1e-2);
+}
