@@ -94,12 +94,12 @@ inline void recompute_g(DualState& st, RowCache& cache) {
   }
 }
 
-// A run's outcome (the random passes of kernel_sdca.hpp: at most `passes`;
-// `budget`: exactly that many, no early stop; the pair steps of
-// kernel_pairs.hpp: passes = visits / n rounded up).
+// A run's outcome (the random passes of kernel_sdca.hpp: exactly the budget
+// of passes, no early stop; the pair steps of kernel_pairs.hpp: passes =
+// visits / n rounded up).
 struct Passes {
   std::uint64_t passes = 0;  // full passes
-  std::uint64_t visits = 0;  // coordinate visits, shrunk passes included (two a pair step)
+  std::uint64_t visits = 0;  // coordinate visits (two a pair step)
   StopReason stopped = StopReason::kMaxEpochs;
   Gap gap;  // from an exactly recomputed g
 };

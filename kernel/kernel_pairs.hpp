@@ -21,7 +21,7 @@ namespace pegasos {
 namespace kernel_sdca_detail {
 
 // Pair steps: automatic stopping's solver (a fixed budget, `epochs` > 0,
-// keeps the random passes above). Each step moves two coordinates of one output
+// keeps the random passes of kernel_sdca.hpp). Each step moves two coordinates of one output
 // together, to the exact maximum of D over the box [0, 1]² of the pair:
 //   i = the coordinate whose own clipped Newton step gains most,
 //   j = the coordinate whose joint step with i gains most (K'_ij from i's row).

@@ -2,8 +2,8 @@
 // kernel Pegasos; Shalev-Shwartz & Zhang, JMLR 2013; Hsieh et al. 2008 for
 // the closed-form hinge step), stopping on a certified duality gap.
 //
-// Per output c (binary: one; one-vs-all: class c vs the rest, all in
-// lock-step so that one kernel row serves every class) the problem is
+// Per output c (binary: one; one-vs-all: class c vs the rest, the outputs
+// sharing one kernel-row cache) the problem is
 //   P(w) = λ/2 ‖w‖² + (1/n) Σ_i max(0, 1 − y_i ⟨w, φ(x_i)⟩),
 // and its dual, with K'_ij = k(x_i, x_j) + B² (B² = 1 with the intercept,
 // `bias: feature`: the kernel + 1 trick, a regularised constant feature;
@@ -23,25 +23,19 @@
 // sized by `kernel_cache_mb` (kernel/kernel_rows.hpp: dense data in blocks of
 // rows by vectorised dense dot products, sparse data by the gather dot). g is
 // stored output-major, so the update of one output is a contiguous axpy.
-// Between full passes, shrinking (not reached since the pair steps took
-// automatic stopping: `budget` runs skip it; kept for now): passes over the free rows only
-// (0 < α < 1), gathered into a compact problem of their own (FreeSet), g
-// kept on them, then rebuilt elsewhere (shrunk_passes below); `epochs` in
-// the summary counts visits / n.
+// `epochs` in the summary counts visits / n.
 //
 // Order (random passes): a fresh random permutation of the rows per pass (seeded by `seed`,
 // stream 1). Kernel rows and g updates are computed element by element, in
 // parallel over blocks but each element the same whatever the thread count,
 // so the model is identical for any number of threads.
 //
-// Stopping (pair steps: pair_ascend's comment; random passes, as follows):
-// after every pass the gap Σ_c (P_c − D_c) from the running g;
-// when it is within `tolerance`·P, g is recomputed exactly from the support
-// vectors (no drift of the running sums can fake a certificate) and the gap
-// checked again. Stops at the cap (`max_epochs` passes; 0 = sized from
-// κ = mean K'_ii/(λn), as the linear SDCA) with converged false, stopped_by
-// max_epochs; with `epochs` > 0 after that many passes (stopped_by budget),
-// its gap still reported.
+// Stopping: automatic stopping is pair_ascend's (kernel_pairs.hpp: a
+// certified gap ≤ `tolerance`·P from g recomputed exactly, or the cap of
+// `max_epochs` passes' worth of visits, 0 = sized from κ = mean K'_ii/(λn),
+// with converged false, stopped_by max_epochs). With `epochs` > 0 exactly that
+// many random passes (stopped_by budget), g then recomputed for the reported
+// gap.
 //
 // The model: support vectors = rows with some α_ic > 0 (row order),
 // coefficients α_ic y_ic, decision scale 1/(λn) (iterations n, batch size
@@ -108,131 +102,6 @@ inline bool step(DualState& st, RowCache& cache, std::size_t i, std::vector<doub
   return changed;
 }
 
-// Shrinking. Between full passes, the rows with a free α (0 < α_ic < 1 for
-// some c: the only ones that still move much once the bounds have settled)
-// get up to kShrunkPasses passes of their own, with g kept on those rows
-// only (O(|F|) per change instead of O(n)); then the rest of g is rebuilt
-// from the accumulated changes, one kernel row per changed free row, so the
-// next full pass (which re-examines every row, bound ones included, and
-// checks the gap) sees g exactly as without shrinking, to rounding.
-// Returns the coordinate visits made. Up to 200 shrunk passes (was 20):
-// spam at C = 100 (729 passes) 3.1 -> 2.4 s CPU, Fashion-MNIST unchanged;
-// the phase usually ends earlier, on the largest step.
-inline constexpr int kShrunkPasses = 200;
-
-// The free rows' part of the state, gathered into a compact problem of
-// their own (local row k = free[k]): the same values, so every step computes
-// what it would on the whole state, but g, α and the kernel rows restricted
-// to the free rows are contiguous (a vectorised update instead of an indexed
-// one). Rows restricted to the free set are kept for the whole phase when
-// they fit in kCompactBytes (each is then gathered once, not at every use).
-inline constexpr std::uint64_t kCompactBytes = std::uint64_t{256} << 20;
-
-class FreeSet {
- public:
-  FreeSet(const DualState& st, std::vector<std::size_t> free) : free_(std::move(free)), local_(st.n, 0) {
-    const std::size_t m = free_.size(), K = st.K;
-    sub_.n = m;
-    sub_.K = K;
-    sub_.lambda_n = st.lambda_n;
-    sub_.alpha.resize(m * K);
-    sub_.y.resize(m * K);
-    sub_.g.resize(m * K);
-    sub_.diag.resize(m);
-    for (std::size_t k = 0; k < m; ++k) {
-      const std::size_t i = free_[k];
-      local_[i] = k;
-      sub_.diag[k] = st.diag[i];
-      for (std::size_t c = 0; c < K; ++c) {
-        sub_.alpha[k * K + c] = st.alpha[i * K + c];
-        sub_.y[k * K + c] = st.y[i * K + c];
-        sub_.g_at(k, c) = st.g_at(i, c);
-      }
-    }
-    const std::uint64_t bytes = std::uint64_t{m} * m * sizeof(double);
-    if (bytes <= kCompactBytes) rows_.resize(m);
-    scratch_.resize(m);
-  }
-  DualState& state() { return sub_; }
-  std::size_t local(std::size_t i) const { return local_[i]; }
-
-  // K'_i· on the free rows (local order).
-  const double* row(std::size_t k, RowCache& cache, std::span<const std::size_t> upcoming) {
-    if (!rows_.empty() && !rows_[k].empty()) return rows_[k].data();
-    const double* full = cache.row(free_[k], upcoming);
-    std::vector<double>& out = rows_.empty() ? scratch_ : rows_[k];
-    out.resize(free_.size());
-    for (std::size_t l = 0; l < free_.size(); ++l) out[l] = full[free_[l]];
-    return out.data();
-  }
-
-  // α and g written back into the whole state.
-  void write_back(DualState& st) const {
-    for (std::size_t k = 0; k < free_.size(); ++k) {
-      const std::size_t i = free_[k];
-      for (std::size_t c = 0; c < st.K; ++c) {
-        st.alpha[i * st.K + c] = sub_.alpha[k * st.K + c];
-        st.g_at(i, c) = sub_.g_at(k, c);
-      }
-    }
-  }
-
- private:
-  std::vector<std::size_t> free_, local_;
-  DualState sub_;
-  std::vector<std::vector<double>> rows_;
-  std::vector<double> scratch_;
-};
-
-inline std::uint64_t shrunk_passes(DualState& st, RowCache& cache, Rng& rng, double tolerance) {
-  const std::size_t n = st.n, K = st.K;
-  std::vector<std::size_t> free;
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t c = 0; c < K; ++c) {
-      if (st.alpha[i * K + c] > 0.0 && st.alpha[i * K + c] < 1.0 && st.diag[i] > 0.0) {
-        free.push_back(i);
-        break;
-      }
-    }
-  }
-  if (free.size() < 2 || 2 * free.size() > n) return 0;  // nothing to gain
-  std::vector<double> pending(n * K, 0.0), coef(K);
-  std::vector<std::size_t> order = free;
-  FreeSet set(st, free);
-  DualState& sub = set.state();
-  const std::size_t m = free.size();
-  std::uint64_t visits = 0;
-  for (int pass = 0; pass < kShrunkPasses; ++pass) {
-    rng.shuffle(std::span<std::size_t>(order));
-    double largest = 0.0;
-    for (std::size_t p = 0; p < order.size(); ++p) {
-      const std::size_t i = order[p], k = set.local(i);
-      const double moved = coordinate(sub, k, coef.data());
-      ++visits;
-      if (moved == 0.0) continue;
-      largest = std::max(largest, moved);
-      const double* row = set.row(k, cache, std::span<const std::size_t>(order).subspan(p + 1));
-      for (std::size_t c = 0; c < K; ++c) {
-        if (coef[c] == 0.0) continue;
-        pending[i * K + c] += coef[c];
-        const double a = coef[c];
-        double* gc = &sub.g[c * m];
-        for (std::size_t l = 0; l < m; ++l) gc[l] += a * row[l];
-      }
-    }
-    if (largest < 0.1 * tolerance) break;
-  }
-  set.write_back(st);
-  std::vector<char> is_free(n, 0);
-  for (const std::size_t i : free) is_free[i] = 1;
-  for (const std::size_t i : free) {  // in row order: the same sums whatever the shuffles
-    bool any = false;
-    for (std::size_t c = 0; c < K; ++c) any = any || pending[i * K + c] != 0.0;
-    if (any) add_row(st, cache.row(i), &pending[i * K], &is_free);
-  }
-  return visits;
-}
-
 // The model of the dual point (see kernel_sdca.hpp).
 inline KernelModel model_of(const Dataset& data, const KernelParams& kernel, const DualState& st, double lambda, double shift) {
   KernelModel m;
@@ -290,43 +159,22 @@ inline DualState initial_state(const Dataset& data, const KernelParams& kernel, 
   return st;
 }
 
-inline Passes ascend(DualState& st, RowCache& cache, const EngineSettings& s, std::uint64_t passes, bool budget,
-                     const std::function<bool(const EpochInfo&)>& on_epoch) {
+// A fixed budget: exactly `passes` random passes (no early stop), then g
+// recomputed exactly for the reported gap.
+inline Passes random_passes(DualState& st, RowCache& cache, const EngineSettings& s, std::uint64_t passes,
+                            const std::function<bool(const EpochInfo&)>& on_epoch) {
   const std::size_t n = st.n;
   Rng rng(derive_seed(s.seed, 1));
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::vector<double> coef(st.K);
   Passes out;
-  out.stopped = budget ? StopReason::kBudget : StopReason::kMaxEpochs;
-  bool exact = false;  // g was recomputed since the last change of α
-  const std::uint64_t cap = passes * n;
-  while (out.visits < cap) {
-    if (!budget && out.visits > 0) {  // shrunk passes between full ones (none for a fixed budget)
-      const std::uint64_t shrunk = shrunk_passes(st, cache, rng, s.tolerance);
-      out.visits += shrunk;
-      exact = exact && shrunk == 0;
-    }
+  out.stopped = StopReason::kBudget;
+  while (out.passes < passes) {
     ++out.passes;
     out.visits += n;
     rng.shuffle(std::span<std::size_t>(order));
-    bool changed = false;
-    for (std::size_t p = 0; p < n; ++p) {
-      changed = step(st, cache, order[p], coef, std::span<const std::size_t>(order).subspan(p + 1)) || changed;
-    }
-    exact = exact && !changed;
-    out.gap = gap_of(st);
-    if (!budget && out.gap.relative() <= s.tolerance) {
-      if (!exact) {
-        recompute_g(st, cache);
-        exact = true;
-        out.gap = gap_of(st);
-      }
-      if (out.gap.relative() <= s.tolerance) {
-        out.stopped = StopReason::kTolerance;
-        break;
-      }
-    }
+    for (std::size_t p = 0; p < n; ++p) step(st, cache, order[p], coef, std::span<const std::size_t>(order).subspan(p + 1));
     EpochInfo info;
     info.epoch = static_cast<int>(out.passes);
     info.iterations = out.visits;
@@ -335,15 +183,10 @@ inline Passes ascend(DualState& st, RowCache& cache, const EngineSettings& s, st
       break;
     }
   }
-  if (!exact) {
-    recompute_g(st, cache);
-    out.gap = gap_of(st);
-  }
-  // The cap reached with the gap met only after the exact recomputation: certified all the same.
-  if (out.stopped == StopReason::kMaxEpochs && out.gap.relative() <= s.tolerance) out.stopped = StopReason::kTolerance;
+  recompute_g(st, cache);
+  out.gap = gap_of(st);
   return out;
 }
-
 
 }  // namespace kernel_sdca_detail
 
@@ -384,7 +227,7 @@ inline KernelModel train_kernel_sdca(const Dataset& data, const KernelSettings& 
                                : s.max_epochs > 0 ? static_cast<std::uint64_t>(s.max_epochs)
                                                   : static_cast<std::uint64_t>(automatic_epoch_cap(Solver::kSdca, kappa));
   RowCache cache(data, kernel, shift, sq, static_cast<std::uint64_t>(std::max(0.0, ks.cache_megabytes) * 1048576.0));
-  const Passes run = budget ? ascend(st, cache, s, passes, budget, on_epoch) : pair_ascend(st, cache, s, passes, on_epoch);
+  const Passes run = budget ? random_passes(st, cache, s, passes, on_epoch) : pair_ascend(st, cache, s, passes, on_epoch);
   const Gap& gap = run.gap;
   if (!std::isfinite(gap.primal)) {
     throw InputError(data.source + ": the kernel expansion became infinite or NaN; scale the features or lower the "

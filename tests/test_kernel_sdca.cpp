@@ -288,7 +288,7 @@ TEST_CASE("kernel sdca: a run stopped at the cap says so, one-vs-all converges w
   const KernelModel capped = train_kernel_sdca(ds, rbf(1.0, true), s);
   CHECK_FALSE(capped.training.converged.value());
   CHECK(*capped.training.stopped_by == "max_epochs");
-  CHECK(*capped.training.epochs >= 2.0);  // passes' worth of visits; the cap is checked between passes
+  CHECK(*capped.training.epochs >= 2.0);  // passes' worth of visits (two a pair step)
   CHECK(*capped.training.relative_gap > 1e-9);
 
   const Dataset multi = fixtures::blobs(240, 5, 4, 37, 0.8);
@@ -369,9 +369,9 @@ TEST_CASE("kernel sdca: dense kernel rows equal the kernel written out, symmetri
   CHECK(blocks.evaluations() == ds.size() * ds.size());  // prefetched rows are computed once
 }
 
-TEST_CASE("kernel sdca: a converged one-vs-all run with shrinking is the same for 1 and 4 threads, gap re-checked",
+TEST_CASE("kernel sdca: a converged one-vs-all run by pair steps is the same for 1 and 4 threads, gap re-checked",
           "[kernel][sdca]") {
-  // > 2048 rows: kernel rows and g updates in parallel blocks; shrunk passes run (free rows < n/2).
+  // > 2048 rows: kernel rows computed in parallel blocks (the pair sweeps go parallel above 4096).
   const Dataset ds = fixtures::blobs(2600, 4, 3, 71, 0.9);
   const EngineSettings s = settings(1e-3, 1e-3);
   const KernelSettings ks = rbf(0.5, true);
