@@ -89,11 +89,14 @@ def timed(cmd):
     return wall, p.stdout + p.stderr
 
 
-def run_pegasos(binary, train, test, gamma, lam, work):
+def run_pegasos(binary, train, test, gamma, lam, work, extra=()):
     model = os.path.join(work, "pegasos.model.json")
+    settings = []
+    for kv in extra:
+        settings += ["--set", kv]
     wall, _ = timed([binary, "train", "--quiet", "--set", "objective=kernel_hinge",
-                     "--set", 'kernel={"type": "rbf", "gamma": %r}' % gamma, "--set", "lambda=%r" % lam,
-                     train, model])
+                     "--set", 'kernel={"type": "rbf", "gamma": %r}' % gamma, "--set", "lambda=%r" % lam]
+                    + settings + [train, model])
     with open(model) as f:
         t = json.load(f)["training"]
     ev = os.path.join(work, "pegasos.eval.json")
@@ -125,6 +128,8 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "data", "cache", "uci"))
     ap.add_argument("--sets", default=DEFAULT_SETS)
     ap.add_argument("--out", default="")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting passed to pegasos train (repeatable), e.g. bias=unregularized")
     args = ap.parse_args()
     binary = os.path.join(args.build, "pegasos")
     if shutil.which("svm-train") is None:
@@ -145,7 +150,7 @@ def main():
                 for g in (0.1, 1.0, 10.0):
                     gamma = g / d
                     lam = 1.0 / (C * n)
-                    p = run_pegasos(binary, tr, te, gamma, lam, work)
+                    p = run_pegasos(binary, tr, te, gamma, lam, work, args.set)
                     l = run_libsvm(tr, te, gamma, C, lam, work, meta.get("K", 2) == 2)
                     r = {"set": name, "n": n, "d": d, "C": C, "gamma_d": g, "gamma": gamma, "lambda": lam,
                          "pegasos": p, "libsvm": l}

@@ -93,7 +93,7 @@ std::vector<ConfigKey> key_list() {
        "cv_folds-fold cross-validation along a warm-started path, C = 0.01..1000 (README § Choosing λ)"},
       {"solver", "auto",
        "pegasos (stochastic sub-gradient) | sdca (dual coordinate ascent; every linear objective and kernel_hinge) | "
-       "auto: sdca for the linear objectives and kernel_hinge (bias none or feature), else pegasos; pegasos whenever "},  // + below
+       "auto: sdca for kernel_hinge and for the linear objectives with bias none or feature, else pegasos; pegasos whenever "},  // + below
       {"epochs", 0, "passes over the data; 0 = stop automatically (see tolerance; kernel_hinge with solver pegasos: 5)"},
       {"iterations", 0, "number of Pegasos steps T; 0 = use epochs", true},
       {"batch_size", 1, "examples per step k (1 = the classic algorithm)", true},
@@ -104,7 +104,9 @@ std::vector<ConfigKey> key_list() {
        "uniform (with replacement) | permutation (cache-friendly blocks on large data) | "
        "shuffle (a uniform permutation every pass) | sequential | balanced",
        true},
-      {"bias", "feature", "none | feature (constant feature, regularised) | unregularized"},
+      {"bias", "feature",
+       "none | feature (constant feature, regularised; kernel_hinge: the kernel + 1 trick) | unregularized (linear: "
+       "Pegasos only; kernel_hinge: kernel SDCA's default, LIBSVM's intercept)"},
       {"seed", 42, "random seed; the same seed gives a byte-identical model"},
       {"threads", 0, "worker threads; 0 = all cores"},
       {"tolerance", 1e-3,
@@ -364,7 +366,7 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
       fail(origin, "solver", "sdca trains the linear objectives; " + std::string(objective.name) + " is " +
                                  std::string(objective.help) + " (solver pegasos)");
     }
-    if (e.bias == BiasMode::kUnregularized) {
+    if (e.bias == BiasMode::kUnregularized && !objective.kernel) {
       fail(origin, "solver", "sdca needs bias none or feature (the unregularized bias is Pegasos-only)");
     }
   }
@@ -382,7 +384,7 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
 // kernel_hinge: SDCA unless a Pegasos-only setting (a budget included) asks
 // for kernel Pegasos; bias feature = the kernel + 1 trick; a setting neither
 // kernel solver uses may not have a non-default value (it would be ignored).
-void read_kernel_solver(const json& all, const std::string& origin, TrainConfig& c) {
+void read_kernel_solver(json& all, bool bias_given, const std::string& origin, TrainConfig& c) {
   EngineSettings& e = c.engine;
   for (const char* key : {"projection", "output", "average_gamma", "keep_duals"}) {
     if (all[key] != default_of(key)) {
@@ -390,10 +392,24 @@ void read_kernel_solver(const json& all, const std::string& origin, TrainConfig&
                         "model coefficients are its dual variables)");
     }
   }
-  if (e.bias == BiasMode::kUnregularized) {
-    fail(origin, "bias", "kernel_hinge takes feature (the kernel + 1 trick: a regularised intercept) or none");
-  }
   if (e.solver == Solver::kAuto) e.solver = Solver::kSdca;  // read_solver made it pegasos if a Pegasos setting asks
+  // Kernel SDCA with automatic stopping defaults to LIBSVM's unregularized
+  // intercept (README § Kernel SVMs: same optimum as svm-train, and faster
+  // than the kernel + 1 trick); the model's settings record it.
+  if (!bias_given && e.solver == Solver::kSdca && e.epochs == 0) {
+    e.bias = BiasMode::kUnregularized;
+    all["bias"] = "unregularized";
+  }
+  if (e.bias == BiasMode::kUnregularized) {
+    if (e.solver == Solver::kPegasos) {
+      fail(origin, "bias", "kernel Pegasos takes feature (the kernel + 1 trick: a regularised intercept) or none; "
+                           "unregularized is solver sdca's");
+    }
+    if (e.epochs > 0) {
+      fail(origin, "bias", "unregularized needs automatic stopping (epochs 0): only kernel SDCA's pair steps keep its "
+                           "constraint; with a fixed number of passes use bias feature");
+    }
+  }
   if (e.solver == Solver::kPegasos) {
     for (const char* key : {"tolerance", "max_epochs"}) {
       if (all[key] != default_of(key)) {
@@ -402,6 +418,7 @@ void read_kernel_solver(const json& all, const std::string& origin, TrainConfig&
     }
   }
   c.kernel.intercept = e.bias == BiasMode::kFeature;
+  c.kernel.unregularized_intercept = e.bias == BiasMode::kUnregularized;
 }
 
 // What training chooses by cross-validation on its own data: lambda "auto",
@@ -518,7 +535,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   }
   read_solver(all, origin, c.objective, c.engine);
   read_run_settings(all, origin, c);
-  if (c.objective.kernel) read_kernel_solver(all, origin, c);
+  if (c.objective.kernel) read_kernel_solver(all, merged.contains("bias"), origin, c);
   read_data_settings(all, origin, c);
   if (c.init_model.empty()) all.erase("init_model");  // cold models echo their settings as before
   if (c.keep_duals) all.erase("keep_duals");  // likewise: only keep_duals false is echoed

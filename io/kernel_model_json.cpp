@@ -135,6 +135,7 @@ std::string kernel_model_to_json(const KernelModel& m) {
     if (m.intercept.size() != K) throw std::logic_error("kernel model: one intercept per output expected");
     for (const double b : m.intercept) check_finite(b, "intercept");
     j["intercept"] = m.intercept;
+    if (!m.intercept_regularized) j["intercept_regularized"] = false;  // only then: older files stay as they were
   }
   operating_point_to_json(m, j);
   return j.dump(1) + "\n";
@@ -209,6 +210,10 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
   if (auto it = j.find("intercept"); it != j.end()) {  // absent in models without one
     if (!it->is_array() || it->size() != K) bad(name, "/intercept", "expected " + std::to_string(K) + " numbers (one per output)");
     for (std::size_t c = 0; c < K; ++c) m.intercept.push_back(finite_number((*it)[c], name, "/intercept/" + std::to_string(c)));
+  }
+  if (auto it = j.find("intercept_regularized"); it != j.end()) {
+    if (!it->is_boolean()) bad(name, "/intercept_regularized", "expected true or false");
+    m.intercept_regularized = it->get<bool>();
   }
   check_model_sections(j, name, /*kernel=*/true, m.classes.size());
   if (auto it = j.find("settings"); it != j.end() && it->is_object()) m.settings = json_object_text(*it);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
 #include <limits>
 #include <vector>
 
@@ -22,10 +23,17 @@ namespace kernel_sdca_detail {
 // The dual state: α and labels y (n × K, row-major), g (K × n, output-major:
 // a change of one output's α updates one contiguous run of n values, which
 // vectorises and reads n·8 bytes of g instead of the whole n·K·8), K'_ii.
+//
+// With an unregularized intercept (`bias: unregularized`, LIBSVM's form) each
+// output's α also satisfies Σ_i α_ic y_ic = 0 (only the pair steps of
+// kernel_pairs.hpp keep it), g excludes the intercept, and b_c is the
+// intercept that minimises output c's hinge loss given g (best_intercept).
 struct DualState {
   std::size_t n = 0, K = 1;
   double lambda_n = 1.0;
+  bool equality = false;  // the unregularized intercept
   std::vector<double> alpha, g, y, diag;
+  std::vector<double> b;  // per output; all 0 without the unregularized intercept
   double& g_at(std::size_t i, std::size_t c) { return g[c * n + i]; }
   double g_at(std::size_t i, std::size_t c) const { return g[c * n + i]; }
 };
@@ -63,12 +71,50 @@ struct Gap {
   }
 };
 
-// P and D summed over the outputs, from g (in row order).
+// The intercept b minimising Σ_i max(0, 1 − y_i (g_i + b)) over the n rows
+// (y_i = ±1, g_i = y_of(i), g_of(i)). Each row's hinge has its kink at
+// t_i = y_i − g_i, and the slope of the sum in b rises by one at every kink:
+// it is −(number of positives) below all of them, so the sum is smallest
+// between the P-th and (P+1)-th smallest kink (P positives). The midpoint of
+// that interval, found by selection in O(n); `t` is scratch. With no
+// positive (or no negative) row the loss is smallest at any b below (above)
+// every kink: b is put one unit beyond them, where every loss is 0.
+template <class Y, class G>
+double best_intercept(std::size_t n, const Y& y_of, const G& g_of, std::vector<double>& t) {
+  t.resize(n);
+  std::size_t positives = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    t[i] = y_of(i) - g_of(i);
+    positives += y_of(i) > 0 ? 1 : 0;
+  }
+  if (n == 0) return 0.0;
+  if (positives == 0) return *std::min_element(t.begin(), t.end()) - 1.0;
+  if (positives == n) return *std::max_element(t.begin(), t.end()) + 1.0;
+  const auto at = t.begin() + static_cast<std::ptrdiff_t>(positives);
+  std::nth_element(t.begin(), at, t.end());  // *at: the (P+1)-th smallest kink
+  const double upper = *at;
+  const double lower = *std::max_element(t.begin(), at);  // the P-th
+  return 0.5 * (lower + upper);
+}
+
+// Each output's best intercept (st.equality only), g exact.
+inline void set_intercepts(DualState& st) {
+  st.b.assign(st.K, 0.0);
+  if (!st.equality) return;
+  std::vector<double> t;
+  for (std::size_t c = 0; c < st.K; ++c) {
+    st.b[c] = best_intercept(st.n, [&](std::size_t i) { return st.y[i * st.K + c]; },
+                             [&](std::size_t i) { return st.g_at(i, c); }, t);
+  }
+}
+
+// P and D summed over the outputs, from g and b (in row order).
 inline Gap gap_of(const DualState& st) {
   double loss = 0.0, sum_alpha = 0.0, ayg = 0.0;
   for (std::size_t at = 0; at < st.n * st.K; ++at) {
     const double g = st.g_at(at / st.K, at % st.K);
-    loss += std::max(0.0, 1.0 - st.y[at] * g);
+    const double b = st.b.empty() ? 0.0 : st.b[at % st.K];
+    loss += std::max(0.0, 1.0 - st.y[at] * (g + b));
     sum_alpha += st.alpha[at];
     ayg += st.alpha[at] * st.y[at] * g;
   }

@@ -104,7 +104,9 @@ double KernelModel::regularizer() const {
   for (std::size_t i = 0; i < m * K; ++i) sq += coefficients[i] * raw[i];
   const double scale = decision_scale();
   double b2 = 0.0;
-  for (const double b : intercept) b2 += b * b;
+  if (intercept_regularized) {
+    for (const double b : intercept) b2 += b * b;
+  }
   return lambda / 2 * (scale * scale * sq + b2);
 }
 

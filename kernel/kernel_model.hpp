@@ -3,7 +3,9 @@
 // a_sc = α_sc y_sc their per-output coefficients (see objectives/kernel_hinge.hpp),
 // plus an intercept b_c when trained with `bias: feature` (the kernel + 1
 // trick: b_c is the weight of a regularised constant feature, so λ/2 b_c² is
-// part of the regulariser); without one (`bias: none`, older files) b_c = 0. Binary: one output, a positive score means classes[1]; multiclass
+// part of the regulariser), or with `bias: unregularized` (kernel SDCA,
+// LIBSVM's form: b_c outside the regulariser; the model's settings say
+// which); without one (`bias: none`, older files) b_c = 0. Binary: one output, a positive score means classes[1]; multiclass
 // (one-vs-all): K outputs, the prediction is the argmax — the same conventions
 // as pegasos::Model, so predict/eval treat both kinds alike.
 //
@@ -16,6 +18,7 @@
 //                                                    float32 values in shortest round-trip form
 //     "coefficients": [[a_1c, ..., a_mc] for each output c],
 //     "intercept": [b_1, ..., b_K],                  only when trained with one
+//     "intercept_regularized": false,                only for `bias: unregularized`
 //     "settings": {...}, "data": {...}, "training": {...} }
 // Writing then reading a model is exact (values are float32 written with
 // std::to_chars, coefficients and parameters doubles written round-trip).
@@ -156,6 +159,9 @@ struct KernelModel : ModelHeader {
   std::vector<double> coefficients;
   // b_c per output, added to the scaled expansion; empty = none (all zero).
   std::vector<double> intercept;
+  // false: trained with `bias: unregularized` (kernel SDCA), so λ/2 b_c² is
+  // not part of the regulariser.
+  bool intercept_regularized = true;
   // settings (the training configuration), data (reader settings: format,
   // label_column, normalize) and training (iterations, support vectors,
   // evictions, kernel evaluations, objective, regularizer).
@@ -186,7 +192,8 @@ struct KernelModel : ModelHeader {
   // bits as scores(row) row by row but faster: chunks of rows share each
   // block of support vectors while it is in cache; parallel over chunks.
   std::vector<double> scores(const Dataset& data) const;
-  // λ/2 Σ_c (‖w_c‖² + b_c²) by the O(m²) Gram sum (the training summary stores it).
+  // λ/2 Σ_c (‖w_c‖² + b_c²) by the O(m²) Gram sum (the training summary stores
+  // it); without b_c² when the intercept is not regularised.
   double regularizer() const;
 
   std::vector<double> sv_sq_norms;  // derived, see prepare()

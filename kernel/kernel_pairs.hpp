@@ -94,13 +94,22 @@ struct PairProblem {
   std::vector<double> h, inv_h;  // K'_jj / (λn) and its inverse (0 where K'_jj = 0)
   std::vector<double> gain;      // each row's single-step gain at the last sweep
   std::vector<std::size_t> ahead;  // scratch: rows to compute with a missing one
+  // The unregularized intercept (pair_output_equality): the intercept of the
+  // last gap check, and scratch for finding it.
+  bool equality = false;
+  double b = 0.0;
+  std::vector<double> kinks;
 };
 
-// P − D and P of one output from its running g.
-inline std::pair<double, double> pair_gap(const PairProblem& p) {
+// P − D and P of one output from its running g (and, with the
+// unregularized intercept, the best intercept for it, kept in p.b).
+inline std::pair<double, double> pair_gap(PairProblem& p) {
+  if (p.equality) {
+    p.b = best_intercept(p.n, [&](std::size_t j) { return p.y[j]; }, [&](std::size_t j) { return p.g[j]; }, p.kinks);
+  }
   double loss = 0.0, sum_alpha = 0.0, ayg = 0.0;
   for (std::size_t j = 0; j < p.n; ++j) {
-    loss += std::max(0.0, 1.0 - p.y[j] * p.g[j]);
+    loss += std::max(0.0, 1.0 - p.y[j] * (p.g[j] + p.b));
     sum_alpha += p.alpha[j];
     ayg += p.alpha[j] * p.y[j] * p.g[j];
   }
@@ -212,6 +221,85 @@ inline std::uint64_t pair_output(PairProblem& p, RowCache& cache, double target,
   return steps;
 }
 
+// With the unregularized intercept (`bias: unregularized`, LIBSVM's form of
+// the problem) a step must keep Σ_j α_j y_j = 0, so it moves a pair along
+// α_i += y_i t, α_j −= y_j t (t ≥ 0), which changes n·D by
+//   t (v_i − v_j) − ½ t² η_ij,   v_k = y_k (1 − y_k g_k) = y_k − g_k,
+//   η_ij = (K_ii + K_jj − 2 K_ij)/(λn),
+// for t up to the room y_i α_i has to rise and y_j α_j to fall. i = the row
+// whose y α can rise with the largest v (the maximal violating pair's first
+// member; Keerthi et al., Neural Computation 2001); j = the row whose y α can
+// fall, with v_j < v_i, whose clipped step gains most (second-order
+// working-set selection; Fan, Chen & Lin, JMLR 2005). No such pair: α is
+// optimal. At the optimum the intercept b separates the two sets
+// (max v over the rising ≤ b ≤ min v over the falling).
+inline bool rises(const PairProblem& p, std::size_t k) { return p.y[k] > 0.0 ? p.alpha[k] < 1.0 : p.alpha[k] > 0.0; }
+inline bool falls(const PairProblem& p, std::size_t k) { return p.y[k] > 0.0 ? p.alpha[k] > 0.0 : p.alpha[k] < 1.0; }
+inline double room_to_rise(const PairProblem& p, std::size_t k) { return p.y[k] > 0.0 ? 1.0 - p.alpha[k] : p.alpha[k]; }
+inline double room_to_fall(const PairProblem& p, std::size_t k) { return p.y[k] > 0.0 ? p.alpha[k] : 1.0 - p.alpha[k]; }
+
+// Row k as a candidate i (gain = v_k; −∞ where y α cannot rise), and its
+// entry of p.gain for pair_row's rows computed ahead: how far v_k lies on
+// the wrong side of the last gap check's intercept.
+inline void equality_first(PairProblem& p, std::size_t k, PairChoice& c) {
+  const double v = p.y[k] - p.g[k];
+  const bool up = rises(p, k), down = falls(p, k);
+  c.gain = up ? v : -std::numeric_limits<double>::infinity();
+  p.gain[k] = std::max(up ? v - p.b : 0.0, down ? p.b - v : 0.0);
+}
+
+// α_k moved by `delta`, onto its bound exactly when the step used all the room.
+inline void move_alpha(PairProblem& p, std::size_t k, double delta, bool to_bound) {
+  const double next = p.alpha[k] + delta;
+  p.alpha[k] = to_bound ? (delta > 0.0 ? 1.0 : 0.0) : std::clamp(next, 0.0, 1.0);
+}
+
+// pair_output's loop for the unregularized intercept (see above).
+inline std::uint64_t pair_output_equality(PairProblem& p, RowCache& cache, double target, std::uint64_t max_steps,
+                                          const std::function<bool()>& tick) {
+  const std::size_t n = p.n;
+  const double inv_ln = 1.0 / p.lambda_n;
+  std::uint64_t steps = 0;
+  PairChoice first = pair_sweep(n, [&](std::size_t k, PairChoice& c) { equality_first(p, k, c); });
+  while (steps < max_steps && first.at < n) {
+    const std::size_t i = first.at;
+    const double* row_i = pair_row(p, cache, i);
+    const double vi = first.gain, hi = p.h[i], room_i = room_to_rise(p, i);
+    PairChoice pair = pair_sweep(n, [&](std::size_t j, PairChoice& c) {
+      const double slope = vi - (p.y[j] - p.g[j]);
+      if (j == i || !(slope > 0.0) || !falls(p, j)) {
+        c.gain = -std::numeric_limits<double>::infinity();
+        return;
+      }
+      const double eta = hi + p.h[j] - 2.0 * row_i[j] * inv_ln;
+      const double room = std::min(room_i, room_to_fall(p, j));
+      c.x = eta > 0.0 && slope < room * eta ? slope / eta : room;
+      c.y = room;
+      c.gain = slope * c.x - 0.5 * eta * c.x * c.x;
+    });
+    if (pair.at >= n || !(pair.gain > 0.0)) break;  // no pair gains: optimal, to rounding
+    const std::size_t j = pair.at;
+    const double* row_j = pair_row(p, cache, j);
+    row_i = cache.row(i);  // looked up again after row_j's: never a stale pointer
+    const double t = pair.x;
+    const bool full = t >= pair.y;  // the step used all the room of i or of j
+    move_alpha(p, i, p.y[i] * t, full && t >= room_i);
+    move_alpha(p, j, -p.y[j] * t, full && t >= room_to_fall(p, j));
+    const double ci = t * inv_ln, cj = -t * inv_ln;
+    first = pair_sweep(n, [&](std::size_t k, PairChoice& c) {
+      p.g[k] += ci * row_i[k] + cj * row_j[k];
+      equality_first(p, k, c);
+    });
+    ++steps;
+    if (tick && !tick()) break;
+    if (steps % 16 == 0) {
+      const auto [gap, primal] = pair_gap(p);
+      if (gap <= target * std::max(std::abs(primal), std::numeric_limits<double>::min())) break;
+    }
+  }
+  return steps;
+}
+
 // Every output by pair steps (target 0.5·tolerance each), then g recomputed
 // exactly and the whole gap checked; while it misses (rounding drift of g),
 // the outputs are stepped again with a 4× tighter target, up to `passes`·n
@@ -254,10 +342,17 @@ inline Passes pair_ascend(DualState& st, RowCache& cache, const EngineSettings& 
       }
       // A fair share of what is left of the cap for this output and those
       // after it (one-vs-all: the first output cannot use up the others').
-      pair_output(p, cache, target, std::max<std::uint64_t>(1, (cap - out.visits) / (2 * (K - c))), tick);
+      p.equality = st.equality;
+      const std::uint64_t share = std::max<std::uint64_t>(1, (cap - out.visits) / (2 * (K - c)));
+      if (p.equality) {
+        pair_output_equality(p, cache, target, share, tick);
+      } else {
+        pair_output(p, cache, target, share, tick);
+      }
       for (std::size_t j = 0; j < n; ++j) st.alpha[j * K + c] = p.alpha[j];
     }
     recompute_g(st, cache);
+    set_intercepts(st);
     out.gap = gap_of(st);
     out.passes = (out.visits + n - 1) / n;
     if (out.gap.relative() <= s.tolerance) {

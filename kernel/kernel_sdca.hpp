@@ -11,6 +11,11 @@
 //   D(α) = (1/n) Σ α_i − λ/2 ‖w(α)‖²,   w(α) = 1/(λn) Σ_j α_j y_j φ'(x_j),
 //   g_i = ⟨w(α), φ'(x_i)⟩ = 1/(λn) Σ_j α_j y_j K'_ij,
 //   ‖w‖² = 1/(λn) Σ_i α_i y_i g_i.
+// With `bias: unregularized` (LIBSVM's form) B² = 0, the dual gains the
+// constraint Σ_i α_i y_i = 0 per output and the model an intercept b_c that
+// is not regularised (the best one for w(α): kernel_dual.hpp's
+// best_intercept); only the pair steps keep the constraint, so it needs
+// automatic stopping.
 // Automatic stopping (the default) steps pairs of coordinates chosen
 // greedily (pair_ascend below: the exact maximum of D over the pair's box,
 // the direction LIBSVM's SMO takes); a fixed budget (`epochs` > 0) runs the
@@ -127,7 +132,10 @@ inline KernelModel model_of(const Dataset& data, const KernelParams& kernel, con
       sum[c] += a;
     }
   }
-  if (shift != 0.0) {
+  if (st.equality) {
+    m.intercept = st.b;
+    m.intercept_regularized = false;
+  } else if (shift != 0.0) {
     m.intercept.resize(st.K);
     for (std::size_t c = 0; c < st.K; ++c) m.intercept[c] = shift * sum[c] / st.lambda_n;
   }
@@ -211,6 +219,9 @@ inline KernelModel train_kernel_sdca(const Dataset& data, const KernelSettings& 
   if (data.classes.size() < 2) throw InputError(data.source + ": a classifier needs at least two classes");
   if (!(s.lambda > 0)) throw std::invalid_argument("train_kernel_sdca: lambda > 0 required");
   if (ks.max_support_vectors != 0) throw std::invalid_argument("train_kernel_sdca: no budget (Pegasos only)");
+  if (ks.unregularized_intercept && (ks.intercept || s.epochs > 0)) {
+    throw std::invalid_argument("train_kernel_sdca: the unregularized intercept needs automatic stopping and no kernel + 1");
+  }
   KernelParams kernel = ks.kernel;
   if (kernel.type != KernelType::kLinear && kernel.gamma == 0.0) {
     kernel.gamma = 1.0 / std::max<std::uint32_t>(data.dimension, 1);
@@ -221,6 +232,7 @@ inline KernelModel train_kernel_sdca(const Dataset& data, const KernelSettings& 
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { sq[i] = row_squared_norm(data.row(i)); });
   }
   DualState st = initial_state(data, kernel, s.lambda, shift, sq);
+  st.equality = ks.unregularized_intercept;
   const double kappa = std::accumulate(st.diag.begin(), st.diag.end(), 0.0) / static_cast<double>(n) / st.lambda_n;
   const bool budget = s.epochs > 0;
   const std::uint64_t passes = budget ? static_cast<std::uint64_t>(std::ceil(s.epochs))

@@ -89,6 +89,9 @@ struct KernelSettings {
   // weight of a regularised constant feature 1 in feature space. The model
   // then stores the intercept b_c = scale · Σ_s a_sc (kernel_model.hpp).
   bool intercept = false;
+  // `bias: unregularized` (kernel SDCA only, automatic stopping): LIBSVM's
+  // intercept, outside the regulariser; the dual keeps Σ_i α_i y_i = 0.
+  bool unregularized_intercept = false;
   // Compute the training objective Σ_c λ/2‖w_c‖² + mean hinge at the end
   // (n·|S| kernel values, mostly from the cache).
   bool compute_objective = true;

@@ -22,35 +22,12 @@
 #include "kernel/kernel_sdca.hpp"
 #include "objectives/hinge.hpp"
 #include "tests/fixtures.hpp"
+#include "tests/kernel_reference.hpp"
 
 using namespace pegasos;
+using namespace pegasos::kernel_reference;
 
 namespace {
-
-using Dense = std::vector<std::vector<double>>;
-
-Dense dense_rows(const Dataset& ds) {
-  Dense x(ds.size(), std::vector<double>(ds.dimension, 0.0));
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    const RowView r = ds.row(i);
-    for (std::uint32_t p = 0; p < r.nnz; ++p) x[i][r.indices[p]] = r.values[p];
-  }
-  return x;
-}
-
-// The kernel written out from its definition (not objectives/kernels.hpp).
-double kernel_value(const KernelParams& k, const std::vector<double>& a, const std::vector<double>& b) {
-  double dot = 0.0, dist = 0.0;
-  for (std::size_t j = 0; j < a.size(); ++j) {
-    dot += a[j] * b[j];
-    dist += (a[j] - b[j]) * (a[j] - b[j]);
-  }
-  if (k.type == KernelType::kRbf) return std::exp(-k.gamma * dist);
-  if (k.type == KernelType::kPolynomial) return std::pow(k.gamma * dot + k.coef0, k.degree);
-  return dot;
-}
-
-double label_sign(const Dataset& ds, std::size_t i) { return ds.labels[i] == 1 ? 1.0 : -1.0; }
 
 // The binary dual max_α (1/n) Σ α − 1/(2λn²) αᵀQα, Q_ij = y_i y_j (K_ij + shift),
 // α ∈ [0, 1]ⁿ, by accelerated projected gradient (FISTA) with step 1/L,
@@ -310,14 +287,22 @@ TEST_CASE("kernel_hinge settings: auto picks sdca, Pegasos settings pick pegasos
   };
   const TrainConfig defaults = with({});
   CHECK(defaults.engine.solver == Solver::kSdca);
-  CHECK(defaults.kernel.intercept);
+  // Kernel SDCA's default intercept is LIBSVM's (unregularized), recorded as used.
+  CHECK(defaults.kernel.unregularized_intercept);
+  CHECK_FALSE(defaults.kernel.intercept);
+  CHECK(defaults.resolved["bias"] == "unregularized");
+  CHECK(with({{"bias", "feature"}}).kernel.intercept);  // the kernel + 1 trick when asked for
+  CHECK(with({{"epochs", 3}}).kernel.intercept);        // a fixed budget: random passes keep the kernel + 1 trick
+  CHECK(with({{"solver", "pegasos"}}).kernel.intercept);
   CHECK(defaults.resolved["sampling"] == "permutation");  // the documented default, recorded as used
   CHECK(with({{"batch_size", 4}}).engine.solver == Solver::kPegasos);
   CHECK(with({{"max_support_vectors", 100}}).engine.solver == Solver::kPegasos);
   CHECK(with({{"sampling", "uniform"}}).engine.solver == Solver::kPegasos);
   CHECK_FALSE(with({{"bias", "none"}}).kernel.intercept);
-  CHECK_THROWS_AS(with({{"bias", "unregularized"}}), ConfigError);
-  CHECK_THROWS_WITH(with({{"bias", "unregularized"}}), Contains("bias"));
+  CHECK(with({{"bias", "unregularized"}}).kernel.unregularized_intercept);
+  CHECK_THROWS_AS(with({{"bias", "unregularized"}, {"solver", "pegasos"}}), ConfigError);
+  CHECK_THROWS_WITH(with({{"bias", "unregularized"}, {"solver", "pegasos"}}), Contains("bias"));
+  CHECK_THROWS_WITH(with({{"bias", "unregularized"}, {"epochs", 3}}), Contains("bias"));
   CHECK_THROWS_WITH(with({{"output", "last"}}), Contains("output"));
   CHECK_THROWS_WITH(with({{"projection", false}}), Contains("projection"));
   CHECK_THROWS_WITH(with({{"average_gamma", 0}}), Contains("average_gamma"));

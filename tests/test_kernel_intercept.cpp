@@ -1,0 +1,196 @@
+// Kernel SDCA with LIBSVM's unregularized intercept (`bias: unregularized`,
+// kernel/kernel_pairs.hpp's pair_output_equality): the best intercept
+// against a brute-force scan, the dual optimum against an independent
+// projected-gradient solver on the box ∩ {Σ α y = 0}, the objective
+// recomputed by hand from the model file (b outside the regulariser), the
+// constraint in every output, and the settings it refuses.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/kernel_model_json.hpp"
+#include "kernel/kernel_sdca.hpp"
+#include "tests/fixtures.hpp"
+#include "tests/kernel_reference.hpp"
+
+using namespace pegasos;
+using namespace pegasos::kernel_reference;
+
+namespace {
+
+double hinge_sum(const std::vector<double>& y, const std::vector<double>& g, double b) {
+  double s = 0.0;
+  for (std::size_t i = 0; i < y.size(); ++i) s += std::max(0.0, 1.0 - y[i] * (g[i] + b));
+  return s;
+}
+
+// The projection of z onto {α ∈ [0, 1]ⁿ : Σ α_i y_i = 0}: α = clip(z − μ y),
+// Σ y clip(z − μ y) falls as μ rises, so μ is found by bisection.
+std::vector<double> project(const std::vector<double>& z, const std::vector<double>& y) {
+  auto at = [&](double mu, std::vector<double>& a) {
+    double s = 0.0;
+    for (std::size_t i = 0; i < z.size(); ++i) {
+      a[i] = std::clamp(z[i] - mu * y[i], 0.0, 1.0);
+      s += a[i] * y[i];
+    }
+    return s;
+  };
+  std::vector<double> a(z.size());
+  double lo = -1e6, hi = 1e6;
+  for (int it = 0; it < 200; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (at(mid, a) > 0.0 ? lo : hi) = mid;
+  }
+  at(0.5 * (lo + hi), a);
+  return a;
+}
+
+// max_α (1/n) Σ α − 1/(2λn²) αᵀQα over the box ∩ {Σ α y = 0}, Q_ij = y_i y_j
+// K_ij, by accelerated projected gradient (FISTA). Returns the dual value.
+double reference_dual(const Dataset& ds, const KernelParams& k, double lambda, int iterations) {
+  const std::size_t n = ds.size();
+  const Dense x = dense_rows(ds);
+  std::vector<double> y(n);
+  for (std::size_t i = 0; i < n; ++i) y[i] = label_sign(ds, i);
+  Dense Q(n, std::vector<double>(n));
+  double trace = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) Q[i][j] = y[i] * y[j] * kernel_value(k, x[i], x[j]);
+    trace += Q[i][i];
+  }
+  const double nn = static_cast<double>(n), ln2 = lambda * nn * nn, step = ln2 / trace;
+  std::vector<double> a(n, 0.0), z(n, 0.0), prev(n), grad(n);
+  double t = 1.0;
+  for (int it = 0; it < iterations; ++it) {
+    for (std::size_t i = 0; i < n; ++i) {
+      double qz = 0.0;
+      for (std::size_t j = 0; j < n; ++j) qz += Q[i][j] * z[j];
+      grad[i] = z[i] + step * (1.0 / nn - qz / ln2);
+    }
+    prev = a;
+    a = project(grad, y);
+    const double t_next = (1 + std::sqrt(1 + 4 * t * t)) / 2;
+    for (std::size_t i = 0; i < n; ++i) z[i] = a[i] + (t - 1) / t_next * (a[i] - prev[i]);
+    t = t_next;
+  }
+  double lin = 0.0, quad = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    lin += a[i];
+    for (std::size_t j = 0; j < n; ++j) quad += a[i] * Q[i][j] * a[j];
+  }
+  return lin / nn - quad / (2 * ln2);
+}
+
+// P of a binary model file by hand: λ/2 ‖w‖² (b not in it) + mean hinge.
+double objective_by_hand(const std::string& json, const Dataset& ds, double lambda) {
+  const KernelModel m = kernel_model_from_json(json, "model.json");
+  const std::size_t msv = m.num_support_vectors();
+  Dense sv(msv, std::vector<double>(ds.dimension, 0.0));
+  for (std::size_t s = 0; s < msv; ++s) {
+    const RowView r = m.support_vector(s);
+    for (std::uint32_t p = 0; p < r.nnz; ++p) sv[s][r.indices[p]] = r.values[p];
+  }
+  const double scale = m.decision_scale(), b = m.intercept.at(0);
+  double wsq = 0.0;
+  for (std::size_t s = 0; s < msv; ++s) {
+    for (std::size_t t = 0; t < msv; ++t) wsq += scale * scale * m.coefficients[s] * m.coefficients[t] * kernel_value(m.kernel, sv[s], sv[t]);
+  }
+  const Dense x = dense_rows(ds);
+  double loss = 0.0;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    double f = b;
+    for (std::size_t s = 0; s < msv; ++s) f += scale * m.coefficients[s] * kernel_value(m.kernel, sv[s], x[i]);
+    loss += std::max(0.0, 1.0 - label_sign(ds, i) * f);
+  }
+  return lambda / 2 * wsq + loss / static_cast<double>(ds.size());
+}
+
+KernelSettings unregularized(double gamma) {
+  KernelSettings ks;
+  ks.kernel.type = KernelType::kRbf;
+  ks.kernel.gamma = gamma;
+  ks.unregularized_intercept = true;
+  return ks;
+}
+
+EngineSettings sdca(double lambda, double tolerance) {
+  EngineSettings s;
+  s.lambda = lambda;
+  s.solver = Solver::kSdca;
+  s.tolerance = tolerance;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("kernel sdca: the best intercept minimises the hinge sum, against a scan of every kink", "[kernel][sdca]") {
+  std::mt19937_64 rng(11);
+  std::vector<double> t;
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t n = 1 + rng() % 40;
+    const int mode = trial % 3;  // mixed labels, all positive, all negative
+    std::vector<double> y(n), g(n);
+    std::normal_distribution<double> normal(0.0, 2.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      y[i] = mode == 1 ? 1.0 : mode == 2 ? -1.0 : (rng() % 2 ? 1.0 : -1.0);
+      g[i] = trial % 7 == 0 ? std::round(normal(rng)) : normal(rng);  // ties among the kinks too
+    }
+    const double b = kernel_sdca_detail::best_intercept(n, [&](std::size_t i) { return y[i]; }, [&](std::size_t i) { return g[i]; }, t);
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < n; ++i) {
+      for (const double shift : {-1e3, -1e-9, 0.0, 1e-9, 1e3}) best = std::min(best, hinge_sum(y, g, y[i] - g[i] + shift));
+    }
+    CHECK(hinge_sum(y, g, b) <= best + 1e-9 * (1.0 + best));
+  }
+}
+
+TEST_CASE("kernel sdca, unregularized intercept: the dual optimum, the constraint, the objective from the file",
+          "[kernel][sdca]") {
+  // Shifted, imbalanced data: the best intercept is far from 0.
+  Dataset ds = fixtures::gaussian(80, 4, 23, 1.0, 0.6);
+  for (std::size_t i = 0; i < ds.size(); ++i) ds.labels[i] = i % 4 == 0 ? 1 : ds.labels[i] == 1 && i % 3 == 0 ? 1 : 0;
+  for (const double lambda : {1e-1, 1e-2, 1e-3}) {
+    CAPTURE(lambda);
+    const KernelModel m = train_kernel_sdca(ds, unregularized(0.5), sdca(lambda, 1e-6));
+    REQUIRE(m.training.converged.value());
+    CHECK_FALSE(m.intercept_regularized);
+    double sum = 0.0, scale = 0.0;
+    for (const double a : m.coefficients) {
+      sum += a;
+      scale += std::abs(a);
+    }
+    CHECK(std::abs(sum) <= 1e-9 * scale);  // Σ α y = 0
+    const double reference = reference_dual(ds, m.kernel, lambda, 20000);
+    const double primal = *m.training.objective;
+    CHECK(*m.training.dual_objective >= reference - 1e-6 * primal);
+    CHECK(primal - reference <= 2e-6 * primal);  // the certificate holds against the reference
+    const std::string file = kernel_model_to_json(m);
+    CHECK(file.find("\"intercept_regularized\": false") != std::string::npos);
+    CHECK(objective_by_hand(file, ds, lambda) == Approx(primal).epsilon(1e-9));
+    CHECK(kernel_model_objective(kernel_model_from_json(file, "m.json"), ds) == Approx(primal).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("kernel sdca, unregularized intercept: one-vs-all keeps the constraint per output, and the refusals",
+          "[kernel][sdca]") {
+  const Dataset multi = fixtures::blobs(200, 5, 4, 41, 0.8);
+  const KernelModel m = train_kernel_sdca(multi, unregularized(1.0), sdca(1e-3, 1e-4));
+  REQUIRE(m.outputs == 4);
+  CHECK(m.intercept.size() == 4);
+  CHECK(m.training.converged.value());
+  for (int c = 0; c < 4; ++c) {
+    double sum = 0.0;
+    for (std::size_t s = 0; s < m.num_support_vectors(); ++s) sum += m.coefficients[s * 4 + static_cast<std::size_t>(c)];
+    CHECK(std::abs(sum) <= 1e-9 * static_cast<double>(m.num_support_vectors()));
+  }
+  CHECK(kernel_model_objective(m, multi) == Approx(*m.training.objective).epsilon(1e-9));
+  EngineSettings budget = sdca(1e-3, 1e-4);
+  budget.epochs = 3;
+  CHECK_THROWS_AS(train_kernel_sdca(multi, unregularized(1.0), budget), std::invalid_argument);
+}
