@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """Kernel SDCA (objective=kernel_hinge, default solver auto -> sdca) against LIBSVM.
 
-On 11 small UCI sets, 8 binary and 3 multiclass (glass, vowel, vehicle: one-vs-all
-for pegasos, one-vs-one for LIBSVM) (data/cache/uci/*.svm, written by scripts/uci_data.py:
+On 11 small UCI sets, 8 binary and 3 multiclass (glass, vowel, vehicle: one-vs-one
+for both at default settings; `--set multiclass=ova` for pegasos' one-vs-all) (data/cache/uci/*.svm, written by scripts/uci_data.py:
 stratified 75/25 train/test, raw unscaled values) over the grid
 C in {1, 10, 100} x gamma in {0.1, 1, 10}/d (RBF), lambda = 1/(C n):
 
   pegasos train --set objective=kernel_hinge --set kernel={rbf, gamma}
-                --set lambda=1/(C n)          (defaults otherwise: bias feature =
-                                               kernel + 1, tolerance 1e-3)
+                --set lambda=1/(C n)          (defaults otherwise: bias unregularized,
+                                               multiclass ovo, tolerance 1e-3; --set K=V
+                                               adds settings)
   svm-train -t 2 -g gamma -c C                (Debian libsvm-tools; -e 0.001, -m 100)
 
 Both read the same files: every feature min-max scaled to [0, 1] on the training
@@ -18,9 +19,9 @@ process's wall time (process start to exit, loading included), and the objective
 pegasos' certified primal P = lambda/2 ||w||^2 + mean hinge (its model's
 training.objective) and LIBSVM's optimum on the same scale, -obj * lambda (LIBSVM
 minimises the dual 1/2 a'Qa - e'a; its primal 1/2||w||^2 + C sum hinge is P/lambda).
-LIBSVM's bias is free (unregularised) and ours is a regularised intercept, so
-LIBSVM's optimum is at or below ours by construction; the ratio says how much the
-regularised intercept costs.
+Both intercepts are free (unregularised) by default, so the binary objectives are
+the same problem's; with --set bias=feature (the kernel + 1 trick, a regularised
+intercept) LIBSVM's optimum is at or below ours by construction.
 
     /usr/bin/python3 bench/kernel_sdca.py [--build build] [--data data/cache/uci]
         [--sets ionosphere,sonar,...] [--out FILE.json]
@@ -176,8 +177,8 @@ def main():
         "converged": sum(1 for r in results if r["pegasos"]["converged"]),
         "train_seconds_pegasos": tp,
         "train_seconds_libsvm": tl,
-        "objective_ratio_max": max(r["pegasos"]["objective"] / r["libsvm"]["objective"] for r in results
-                                   if r["libsvm"]["objective"]),
+        "objective_ratio_max": max((r["pegasos"]["objective"] / r["libsvm"]["objective"] for r in results
+                                    if r["libsvm"]["objective"]), default=None),
     }
     for C in (1.0, 10.0, 100.0):
         sel = [x for r, x in zip(results, diff) if r["C"] == C]

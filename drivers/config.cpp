@@ -77,6 +77,10 @@ std::vector<ConfigKey> key_list() {
       {"kernel", default_kernel_json(), objective_names(is_kernel) + ": {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
       {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none; kernel Pegasos)", true},
       {"kernel_cache_mb", 1024, objective_names(is_kernel) + ": kernel-row cache size (a run setting)"},
+      {"multiclass", "ova",
+       objective_names(is_kernel) + " with more than two classes: ova (one-vs-all) | ovo (one-vs-one, LIBSVM's: a "
+       "binary problem per pair of classes on their rows, the model votes; kernel SDCA, and its default with bias "
+       "unregularized)"},
       {"kernel_approximation", nullptr,
        "linear objectives (not transfer): train on explicit RBF-kernel features fitted on the training rows and "
        "stored in the model: {\"type\": rff (random Fourier features) | nystroem (landmark rows), \"components\": m "
@@ -239,7 +243,7 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
     c.kernel = kernel_settings_from_json(merged, origin);
     all["kernel"] = kernel_settings_to_json(c.kernel)["kernel"];
   } else {
-    for (const char* key : {"kernel", "max_support_vectors", "kernel_cache_mb"}) {
+    for (const char* key : {"kernel", "max_support_vectors", "kernel_cache_mb", "multiclass"}) {
       if (merged.contains(key)) {
         fail(origin, key, "only used by objective " + objective_names(is_kernel) + " (objective is '" + name + "')");
       }
@@ -384,7 +388,7 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
 // kernel_hinge: SDCA unless a Pegasos-only setting (a budget included) asks
 // for kernel Pegasos; bias feature = the kernel + 1 trick; a setting neither
 // kernel solver uses may not have a non-default value (it would be ignored).
-void read_kernel_solver(json& all, bool bias_given, const std::string& origin, TrainConfig& c) {
+void read_kernel_solver(json& all, bool bias_given, bool multiclass_given, const std::string& origin, TrainConfig& c) {
   EngineSettings& e = c.engine;
   for (const char* key : {"projection", "output", "average_gamma", "keep_duals"}) {
     if (all[key] != default_of(key)) {
@@ -393,22 +397,21 @@ void read_kernel_solver(json& all, bool bias_given, const std::string& origin, T
     }
   }
   if (e.solver == Solver::kAuto) e.solver = Solver::kSdca;  // read_solver made it pegasos if a Pegasos setting asks
-  // Kernel SDCA with automatic stopping defaults to LIBSVM's unregularized
-  // intercept (README § Kernel SVMs: same optimum as svm-train, and faster
-  // than the kernel + 1 trick); the model's settings record it.
+  // Kernel SDCA with automatic stopping defaults to LIBSVM's problem: the
+  // unregularized intercept and, with it, one-vs-one (README § Multiclass,
+  // kernels); the model's settings record both.
   if (!bias_given && e.solver == Solver::kSdca && e.epochs == 0) {
     e.bias = BiasMode::kUnregularized;
     all["bias"] = "unregularized";
   }
-  if (e.bias == BiasMode::kUnregularized) {
-    if (e.solver == Solver::kPegasos) {
-      fail(origin, "bias", "kernel Pegasos takes feature (the kernel + 1 trick: a regularised intercept) or none; "
-                           "unregularized is solver sdca's");
-    }
-    if (e.epochs > 0) {
-      fail(origin, "bias", "unregularized needs automatic stopping (epochs 0): only kernel SDCA's pair steps keep its "
-                           "constraint; with a fixed number of passes use bias feature");
-    }
+  if (!multiclass_given && e.bias == BiasMode::kUnregularized) all["multiclass"] = "ovo";
+  if (e.bias == BiasMode::kUnregularized && e.solver == Solver::kPegasos) {
+    fail(origin, "bias", "kernel Pegasos takes feature (the kernel + 1 trick: a regularised intercept) or none; "
+                         "unregularized is solver sdca's");
+  }
+  if (e.bias == BiasMode::kUnregularized && e.epochs > 0) {
+    fail(origin, "bias", "unregularized needs automatic stopping (epochs 0): only kernel SDCA's pair steps keep its "
+                         "constraint; with a fixed number of passes use bias feature");
   }
   if (e.solver == Solver::kPegasos) {
     for (const char* key : {"tolerance", "max_epochs"}) {
@@ -419,6 +422,8 @@ void read_kernel_solver(json& all, bool bias_given, const std::string& origin, T
   }
   c.kernel.intercept = e.bias == BiasMode::kFeature;
   c.kernel.unregularized_intercept = e.bias == BiasMode::kUnregularized;
+  c.kernel.one_vs_one = choice(all["multiclass"], origin, "multiclass", {"ova", "ovo"}) == "ovo";
+  if (c.kernel.one_vs_one && e.solver == Solver::kPegasos) fail(origin, "multiclass", "ovo is kernel SDCA's (kernel Pegasos: ova)");
 }
 
 // What training chooses by cross-validation on its own data: lambda "auto",
@@ -535,10 +540,11 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   }
   read_solver(all, origin, c.objective, c.engine);
   read_run_settings(all, origin, c);
-  if (c.objective.kernel) read_kernel_solver(all, merged.contains("bias"), origin, c);
+  if (c.objective.kernel) read_kernel_solver(all, merged.contains("bias"), merged.contains("multiclass"), origin, c);
   read_data_settings(all, origin, c);
   if (c.init_model.empty()) all.erase("init_model");  // cold models echo their settings as before
   if (c.keep_duals) all.erase("keep_duals");  // likewise: only keep_duals false is echoed
+  if (all["multiclass"] == default_of("multiclass")) all.erase("multiclass");  // and only multiclass ovo
   c.resolved = all;
   return c;
 }

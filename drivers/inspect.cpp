@@ -206,6 +206,7 @@ json inspect_report(const AnyModel& model, const std::string& path, const Inspec
     json j = header_section(km, path, "kernel", km.lambda, km.settings, km.training);
     j["kernel"] = kernel_params_to_json(km.kernel);
     j["support_vectors"] = km.num_support_vectors();
+    if (km.one_vs_one) j["one_vs_one_pairs"] = km.columns();  // only then: other reports stay as they were
     j["top"] = o.top;
     return j;
   }

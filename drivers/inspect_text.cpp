@@ -178,7 +178,9 @@ std::string inspect_text(const json& r) {
       const bool used = type == "polynomial" || (type == "rbf" && std::string(p) == "gamma");
       if (used && k.contains(p)) params += std::string(params.empty() ? " (" : ", ") + p + " " + number(k[p]);
     }
-    out += line("kernel", type + (params.empty() ? "" : params + ")") + ", " + number(r["support_vectors"]) + " support vectors");
+    const std::string pairs =
+        r.contains("one_vs_one_pairs") ? ", one-vs-one (" + number(r["one_vs_one_pairs"]) + " pairs of classes, voting)" : "";
+    out += line("kernel", type + (params.empty() ? "" : params + ")") + ", " + number(r["support_vectors"]) + " support vectors" + pairs);
     out += training_lines(r) + settings_lines(r["settings"]);
     out += "\nA kernel model has no per-feature weights: its scores are a weighted sum of kernel values\n"
            "between the input and its support vectors.\n";

@@ -84,7 +84,7 @@ KernelParams kernel_params_from_model(const json& k, const std::string& name) {
 
 std::string kernel_model_to_json(const KernelModel& m) {
   const std::size_t n_sv = m.num_support_vectors();
-  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  const std::size_t K = m.columns();
   if (m.coefficients.size() != n_sv * K) throw std::logic_error("kernel model: coefficients do not match support vectors");
   check_finite(m.lambda, "lambda");
   check_finite(m.kernel.gamma, "gamma");
@@ -131,8 +131,9 @@ std::string kernel_model_to_json(const KernelModel& m) {
             {"training", std::move(training)},
             {"support_vectors", std::move(rows)},
             {"coefficients", std::move(coefficients)}};
+  if (m.one_vs_one) j["multiclass"] = "ovo";  // only then: older files stay as they were
   if (!m.intercept.empty()) {  // only models trained with one: older files stay as they were
-    if (m.intercept.size() != K) throw std::logic_error("kernel model: one intercept per output expected");
+    if (m.intercept.size() != K) throw std::logic_error("kernel model: one intercept per column expected");
     for (const double b : m.intercept) check_finite(b, "intercept");
     j["intercept"] = m.intercept;
     if (!m.intercept_regularized) j["intercept_regularized"] = false;  // only then: older files stay as they were
@@ -175,7 +176,12 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
   if (static_cast<std::size_t>(m.outputs) != expected_outputs) {
     bad(name, "/outputs", std::to_string(m.outputs) + " outputs do not match " + std::to_string(m.classes.size()) + " classes");
   }
-  const std::size_t K = static_cast<std::size_t>(m.outputs);
+  if (auto it = j.find("multiclass"); it != j.end()) {
+    if (*it != "ovo" && *it != "ova") bad(name, "/multiclass", "expected \"ovo\" or \"ova\", found " + it->dump());
+    m.one_vs_one = *it == "ovo";
+    if (m.one_vs_one && m.classes.size() < 3) bad(name, "/multiclass", "one-vs-one needs at least three classes");
+  }
+  const std::size_t K = m.columns();
   m.kernel = kernel_params_from_model(need(j, "kernel", name), name);
   m.lambda = finite_number(need(j, "lambda", name), name, "/lambda");
   if (!(m.lambda > 0)) bad(name, "/lambda", "must be > 0");
@@ -194,7 +200,7 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
   }
   const json& coefficients = need(j, "coefficients", name);
   if (!coefficients.is_array() || coefficients.size() != K) {
-    bad(name, "/coefficients", "expected " + std::to_string(K) + " arrays (one per output)");
+    bad(name, "/coefficients", "expected " + std::to_string(K) + (m.one_vs_one ? " arrays (one per pair of classes)" : " arrays (one per output)"));
   }
   m.coefficients.assign(n_sv * K, 0.0);
   for (std::size_t c = 0; c < K; ++c) {
@@ -208,7 +214,7 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
     }
   }
   if (auto it = j.find("intercept"); it != j.end()) {  // absent in models without one
-    if (!it->is_array() || it->size() != K) bad(name, "/intercept", "expected " + std::to_string(K) + " numbers (one per output)");
+    if (!it->is_array() || it->size() != K) bad(name, "/intercept", "expected " + std::to_string(K) + " numbers (one per output or pair)");
     for (std::size_t c = 0; c < K; ++c) m.intercept.push_back(finite_number((*it)[c], name, "/intercept/" + std::to_string(c)));
   }
   if (auto it = j.find("intercept_regularized"); it != j.end()) {

@@ -13,7 +13,7 @@ void KernelModel::prepare() {
 
 void KernelModel::raw_scores(const RowView& x, double* out) const {
   const std::size_t m = num_support_vectors();
-  const std::size_t K = static_cast<std::size_t>(outputs);
+  const std::size_t K = columns();
   if (sv_sq_norms.size() != m) throw std::logic_error("KernelModel::prepare() was not called");
   KernelQuery q{x, nullptr, kernel.type == KernelType::kRbf ? row_squared_norm(x, dimension) : 0.0};
   // Scatter x when zeroing the dense array costs no more than the evaluations.
@@ -32,7 +32,7 @@ void KernelModel::raw_scores(const RowView& x, double* out) const {
 template <class RowOf>
 void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out) const {
   const std::size_t m = num_support_vectors();
-  const std::size_t K = static_cast<std::size_t>(outputs);
+  const std::size_t K = columns();
   if (sv_sq_norms.size() != m) throw std::logic_error("KernelModel::prepare() was not called");
   // Rows per chunk: each support vector, once loaded, serves this many rows.
   constexpr std::size_t kRowsPerChunk = 32;
@@ -72,8 +72,8 @@ void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out
   });
 }
 
-std::vector<double> KernelModel::scores(const Dataset& data) const {
-  const std::size_t K = static_cast<std::size_t>(outputs);
+std::vector<double> KernelModel::decision_values(const Dataset& data) const {
+  const std::size_t K = columns();
   std::vector<double> out(data.size() * K);
   raw_scores_of(data.size(), [&](std::size_t i) { return data.row(i); }, out.data());
   const double scale = decision_scale();
@@ -84,20 +84,33 @@ std::vector<double> KernelModel::scores(const Dataset& data) const {
   return out;
 }
 
+std::vector<double> KernelModel::scores(const Dataset& data) const {
+  std::vector<double> values = decision_values(data);
+  if (!one_vs_one) return values;
+  const std::size_t K = static_cast<std::size_t>(outputs), P = columns();
+  std::vector<double> out(data.size() * K);
+  for (std::size_t i = 0; i < data.size(); ++i) ovo_class_scores(&values[i * P], K, &out[i * K]);
+  return out;
+}
+
 void KernelModel::scores(const RowView& x, double* out) const {
-  raw_scores(x, out);
+  const std::size_t P = columns();
+  std::vector<double> pairs(one_vs_one ? P : 0);
+  double* f = one_vs_one ? pairs.data() : out;
+  raw_scores(x, f);
   const double scale = decision_scale();
-  for (int c = 0; c < outputs; ++c) out[c] *= scale;
+  for (std::size_t c = 0; c < P; ++c) f[c] *= scale;
   if (!intercept.empty()) {
-    for (int c = 0; c < outputs; ++c) out[c] += intercept[static_cast<std::size_t>(c)];
+    for (std::size_t c = 0; c < P; ++c) f[c] += intercept[c];
   }
+  if (one_vs_one) ovo_class_scores(f, static_cast<std::size_t>(outputs), out);
 }
 
 double KernelModel::regularizer() const {
   // ‖w_c‖² = scale² Σ_s a_sc (Σ_s' a_s'c k(sv_s', sv_s)): the raw scores of the
   // support vectors themselves, summed in support-vector order.
   const std::size_t m = num_support_vectors();
-  const std::size_t K = static_cast<std::size_t>(outputs);
+  const std::size_t K = columns();
   std::vector<double> raw(m * K);
   raw_scores_of(m, [this](std::size_t s) { return support_vector(s); }, raw.data());
   double sq = 0.0;

@@ -19,6 +19,8 @@
 //     "coefficients": [[a_1c, ..., a_mc] for each output c],
 //     "intercept": [b_1, ..., b_K],                  only when trained with one
 //     "intercept_regularized": false,                only for `bias: unregularized`
+//     "multiclass": "ovo",                            only for one-vs-one: coefficients and
+//                                                    intercept then per pair of classes
 //     "settings": {...}, "data": {...}, "training": {...} }
 // Writing then reading a model is exact (values are float32 written with
 // std::to_chars, coefficients and parameters doubles written round-trip).
@@ -162,6 +164,17 @@ struct KernelModel : ModelHeader {
   // false: trained with `bias: unregularized` (kernel SDCA), so λ/2 b_c² is
   // not part of the regulariser.
   bool intercept_regularized = true;
+  // One-vs-one (`multiclass: ovo`, LIBSVM's scheme; outputs = K ≥ 3 classes):
+  // one binary expansion per pair of classes a < b, in the order (0,1),
+  // (0,2), …, (0,K−1), (1,2), …, its decision value > 0 a vote for b.
+  // coefficients and intercept then have columns() = K(K−1)/2 entries per
+  // support vector / in all; scores() turns the pairs' votes into K class
+  // scores (ovo_class_scores).
+  bool one_vs_one = false;
+  std::size_t columns() const {
+    const auto K = static_cast<std::size_t>(outputs);
+    return one_vs_one ? K * (K - 1) / 2 : K;
+  }
   // settings (the training configuration), data (reader settings: format,
   // label_column, normalize) and training (iterations, support vectors,
   // evictions, kernel evaluations, objective, regularizer).
@@ -183,11 +196,15 @@ struct KernelModel : ModelHeader {
   // Recompute derived data (squared norms of the support vectors). Required
   // after changing the support vectors by hand; training and loading call it.
   void prepare();
-  // Unscaled Σ_s a_sc k(sv_s, x) for every output (features of x at or beyond
+  // Unscaled Σ_s a_sc k(sv_s, x) for every column (features of x at or beyond
   // `dimension` are ignored). Cost O(m · nnz); parallel for large m.
   void raw_scores(const RowView& x, double* out) const;
-  // out[c] = f_c(x) = decision_scale() · raw + b_c.
+  // out[c] = f_c(x) = decision_scale() · raw + b_c (one-vs-one: the class
+  // scores of the pairs' decision values, ovo_class_scores).
   void scores(const RowView& x, double* out) const;
+  // decision_scale() · raw + b_j for every column j of every row of `data`
+  // (size() × columns(), row-major): the pairs' own values for one-vs-one.
+  std::vector<double> decision_values(const Dataset& data) const;
   // Scores of every row of `data` (size() × outputs, row-major), the same
   // bits as scores(row) row by row but faster: chunks of rows share each
   // block of support vectors while it is in cache; parallel over chunks.
@@ -203,5 +220,27 @@ struct KernelModel : ModelHeader {
   template <class RowOf>
   void raw_scores_of(std::size_t count, const RowOf& row, double* out) const;
 };
+
+// One-vs-one class scores from the K(K−1)/2 pairs' decision values f (in
+// KernelModel::one_vs_one's order): out[c] = the votes for c plus a
+// tie-breaker below 1/(2K): the mean over c's pairs of its decision value
+// clipped to [−1, 1] (oriented towards c), over 2K. The argmax is the class
+// with the most votes (LIBSVM's rule), ties going to the class its pairs
+// favour most (LIBSVM's go to the class that first appears in the training
+// file). On the kernel grid's multiclass sets this tie-break scored better
+// than the tied classes' wins against each other (mean 0.5643 vs 0.5625).
+inline void ovo_class_scores(const double* f, std::size_t K, double* out) {
+  std::fill(out, out + K, 0.0);
+  std::vector<double> lean(K, 0.0);
+  for (std::size_t a = 0, p = 0; a < K; ++a) {
+    for (std::size_t b = a + 1; b < K; ++b, ++p) {
+      out[f[p] > 0.0 ? b : a] += 1.0;
+      const double v = std::clamp(f[p], -1.0, 1.0);
+      lean[b] += v;
+      lean[a] -= v;
+    }
+  }
+  for (std::size_t c = 0; c < K; ++c) out[c] += lean[c] / static_cast<double>((K - 1) * 2 * K);
+}
 
 }  // namespace pegasos

@@ -198,10 +198,165 @@ inline Passes random_passes(DualState& st, RowCache& cache, const EngineSettings
 
 }  // namespace kernel_sdca_detail
 
-// Train kernel_hinge by dual coordinate ascent (binary, or one-vs-all when
-// data has more than two classes). Uses s.lambda, s.seed, s.tolerance,
+namespace kernel_sdca_detail {
+
+// A solved dual: the state, how the run ended, the kernel (gamma resolved)
+// and its shift B², and the kernel evaluations made.
+struct Solved {
+  DualState st;
+  Passes run;
+  KernelParams kernel;
+  double shift = 0.0;
+  std::uint64_t evaluations = 0;
+};
+
+inline Solved solve_dual(const Dataset& data, const KernelSettings& ks, const EngineSettings& s,
+                         const std::function<bool(const EpochInfo&)>& on_epoch) {
+  const std::size_t n = data.size();
+  Solved out;
+  out.kernel = ks.kernel;
+  if (out.kernel.type != KernelType::kLinear && out.kernel.gamma == 0.0) {
+    out.kernel.gamma = 1.0 / std::max<std::uint32_t>(data.dimension, 1);
+  }
+  out.shift = ks.intercept ? s.bias_feature_value * s.bias_feature_value : 0.0;
+  std::vector<double> sq(n, 0.0);
+  if (out.kernel.type == KernelType::kRbf) {
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { sq[i] = row_squared_norm(data.row(i)); });
+  }
+  out.st = initial_state(data, out.kernel, s.lambda, out.shift, sq);
+  out.st.equality = ks.unregularized_intercept;
+  DualState& st = out.st;
+  const double kappa = std::accumulate(st.diag.begin(), st.diag.end(), 0.0) / static_cast<double>(n) / st.lambda_n;
+  const bool budget = s.epochs > 0;
+  const std::uint64_t passes = budget ? static_cast<std::uint64_t>(std::ceil(s.epochs))
+                               : s.max_epochs > 0 ? static_cast<std::uint64_t>(s.max_epochs)
+                                                  : static_cast<std::uint64_t>(automatic_epoch_cap(Solver::kSdca, kappa));
+  RowCache cache(data, out.kernel, out.shift, sq, static_cast<std::uint64_t>(std::max(0.0, ks.cache_megabytes) * 1048576.0));
+  out.run = budget ? random_passes(st, cache, s, passes, on_epoch) : pair_ascend(st, cache, s, passes, on_epoch);
+  out.evaluations = cache.evaluations();
+  if (!std::isfinite(out.run.gap.primal)) {
+    throw InputError(data.source + ": the kernel expansion became infinite or NaN; scale the features or lower the "
+                     "kernel's gamma / degree");
+  }
+  return out;
+}
+
+inline void fill_summary(TrainingSummary& t, const Dataset& data, const EngineSettings& s, const Gap& gap,
+                         std::uint64_t visits, StopReason stopped, std::uint64_t evaluations, std::size_t svs) {
+  t.examples = data.size();
+  t.nnz = data.nnz();
+  t.iterations = visits;
+  t.epochs = static_cast<double>(visits) / static_cast<double>(data.size());
+  t.converged = stopped == StopReason::kTolerance || (stopped == StopReason::kBudget && gap.relative() <= s.tolerance);
+  t.stopped_by = to_string(stopped);
+  t.solver = "sdca";
+  t.objective = gap.primal;
+  t.tolerance = s.tolerance;
+  t.dual_objective = gap.dual;
+  t.relative_gap = gap.relative();
+  t.certificate = "duality gap";
+  t.regularizer = gap.regularizer;
+  t.support_vectors = svs;
+  t.kernel_evaluations = evaluations;
+}
+
+// The rows of classes a and b (in row order) as a binary set, b positive.
+inline Dataset pair_rows(const Dataset& data, int a, int b, std::vector<std::size_t>& rows) {
+  Dataset sub;
+  sub.classes = {data.classes[static_cast<std::size_t>(a)], data.classes[static_cast<std::size_t>(b)]};
+  sub.dimension = data.dimension;
+  sub.source = data.source;
+  rows.clear();
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const int y = data.labels[i];
+    if (y != a && y != b) continue;
+    rows.push_back(i);
+    const RowView x = data.row(i);
+    sub.append_row(std::span<const std::uint32_t>(x.indices, x.nnz), std::span<const float>(x.values, x.nnz),
+                   y == b ? 1 : 0);
+  }
+  return sub;
+}
+
+// One-vs-one (KernelSettings::one_vs_one): each pair of classes a < b solved
+// on its rows at λ_p = λn/n_p (the same C), so every pair's expansion has the
+// model's scale 1/(λn). The summary adds the pairs' P, D and regulariser
+// weighted n_p/n: λ/2 Σ_p ‖w_p‖² + (1/n) Σ_p Σ_{i in p} hinge (the objective
+// kernel_model_objective evaluates); converged when every pair is.
+inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& ks, const EngineSettings& s,
+                                    const std::function<bool(const EpochInfo&)>& on_epoch) {
+  const std::size_t n = data.size(), K = data.classes.size(), P = K * (K - 1) / 2;
+  const std::vector<std::size_t> counts = data.class_counts();
+  for (std::size_t c = 0; c < K; ++c) {
+    if (counts[c] == 0) throw InputError(data.source + ": class '" + data.classes[c] + "' has no training rows");
+  }
+  std::vector<double> coef(n * P, 0.0);
+  std::vector<char> support(n, 0);
+  KernelModel m;
+  m.intercept.assign(P, 0.0);
+  Gap total;
+  std::uint64_t visits = 0, evaluations = 0;
+  StopReason stopped = StopReason::kTolerance;
+  std::vector<std::size_t> rows;
+  for (std::size_t a = 0, p = 0; a < K; ++a) {
+    for (std::size_t b = a + 1; b < K; ++b, ++p) {
+      const Dataset sub = pair_rows(data, static_cast<int>(a), static_cast<int>(b), rows);
+      const double weight = static_cast<double>(sub.size()) / static_cast<double>(n);
+      EngineSettings sp = s;
+      sp.lambda = s.lambda / weight;
+      const std::uint64_t before = visits;
+      Solved solved = solve_dual(sub, ks, sp, [&](const EpochInfo& e) {
+        EpochInfo info = e;
+        info.iterations = before + e.iterations;
+        return !on_epoch || on_epoch(info);
+      });
+      const DualState& st = solved.st;
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        const double a_y = st.alpha[r] * st.y[r];
+        coef[rows[r] * P + p] = a_y;
+        support[rows[r]] = support[rows[r]] || st.alpha[r] > 0.0;
+        if (!st.equality) m.intercept[p] += solved.shift * a_y / st.lambda_n;
+      }
+      if (st.equality) m.intercept[p] = st.b[0];
+      total.primal += weight * solved.run.gap.primal;
+      total.dual += weight * solved.run.gap.dual;
+      total.regularizer += weight * solved.run.gap.regularizer;
+      visits += solved.run.visits;
+      evaluations += solved.evaluations;
+      if (solved.run.stopped != StopReason::kTolerance && stopped == StopReason::kTolerance) stopped = solved.run.stopped;
+      if (p + 1 == P) m.kernel = solved.kernel;
+    }
+  }
+  m.classes = data.classes;
+  m.dimension = data.dimension;
+  m.outputs = static_cast<int>(K);
+  m.one_vs_one = true;
+  m.intercept_regularized = !ks.unregularized_intercept;
+  if (!ks.unregularized_intercept && !ks.intercept) m.intercept.clear();
+  m.lambda = s.lambda;
+  m.iterations = n;
+  m.batch_size = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!support[i]) continue;
+    const RowView x = data.row(i);
+    m.sv_indices.insert(m.sv_indices.end(), x.indices, x.indices + x.nnz);
+    m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
+    m.sv_ptr.push_back(m.sv_indices.size());
+    m.coefficients.insert(m.coefficients.end(), coef.begin() + static_cast<std::ptrdiff_t>(i * P),
+                          coef.begin() + static_cast<std::ptrdiff_t>((i + 1) * P));
+  }
+  m.prepare();
+  fill_summary(m.training, data, s, total, visits, stopped, evaluations, m.num_support_vectors());
+  return m;
+}
+
+}  // namespace kernel_sdca_detail
+
+// Train kernel_hinge by dual coordinate ascent (binary; one-vs-all when
+// data has more than two classes, or one-vs-one with ks.one_vs_one). Uses s.lambda, s.seed, s.tolerance,
 // s.max_epochs, s.epochs (> 0: a fixed number of passes), ks.kernel,
-// ks.intercept, ks.cache_megabytes; ks.max_support_vectors must be 0.
+// ks.intercept, ks.unregularized_intercept, ks.one_vs_one, ks.cache_megabytes;
+// ks.max_support_vectors must be 0.
 // Fills model.training (examples, nnz, iterations = coordinate visits,
 // epochs = passes, converged, stopped_by, solver "sdca", objective,
 // dual_objective, relative_gap, tolerance, certificate, regularizer,
@@ -222,46 +377,11 @@ inline KernelModel train_kernel_sdca(const Dataset& data, const KernelSettings& 
   if (ks.unregularized_intercept && (ks.intercept || s.epochs > 0)) {
     throw std::invalid_argument("train_kernel_sdca: the unregularized intercept needs automatic stopping and no kernel + 1");
   }
-  KernelParams kernel = ks.kernel;
-  if (kernel.type != KernelType::kLinear && kernel.gamma == 0.0) {
-    kernel.gamma = 1.0 / std::max<std::uint32_t>(data.dimension, 1);
-  }
-  const double shift = ks.intercept ? s.bias_feature_value * s.bias_feature_value : 0.0;
-  std::vector<double> sq(n, 0.0);
-  if (kernel.type == KernelType::kRbf) {
-    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { sq[i] = row_squared_norm(data.row(i)); });
-  }
-  DualState st = initial_state(data, kernel, s.lambda, shift, sq);
-  st.equality = ks.unregularized_intercept;
-  const double kappa = std::accumulate(st.diag.begin(), st.diag.end(), 0.0) / static_cast<double>(n) / st.lambda_n;
-  const bool budget = s.epochs > 0;
-  const std::uint64_t passes = budget ? static_cast<std::uint64_t>(std::ceil(s.epochs))
-                               : s.max_epochs > 0 ? static_cast<std::uint64_t>(s.max_epochs)
-                                                  : static_cast<std::uint64_t>(automatic_epoch_cap(Solver::kSdca, kappa));
-  RowCache cache(data, kernel, shift, sq, static_cast<std::uint64_t>(std::max(0.0, ks.cache_megabytes) * 1048576.0));
-  const Passes run = budget ? random_passes(st, cache, s, passes, on_epoch) : pair_ascend(st, cache, s, passes, on_epoch);
-  const Gap& gap = run.gap;
-  if (!std::isfinite(gap.primal)) {
-    throw InputError(data.source + ": the kernel expansion became infinite or NaN; scale the features or lower the "
-                     "kernel's gamma / degree");
-  }
-  KernelModel m = model_of(data, kernel, st, s.lambda, shift);
-  TrainingSummary& t = m.training;
-  t.examples = n;
-  t.nnz = data.nnz();
-  t.iterations = run.visits;
-  t.epochs = static_cast<double>(run.visits) / static_cast<double>(n);
-  t.converged = run.stopped == StopReason::kTolerance || (run.stopped == StopReason::kBudget && gap.relative() <= s.tolerance);
-  t.stopped_by = to_string(run.stopped);
-  t.solver = "sdca";
-  t.objective = gap.primal;
-  t.tolerance = s.tolerance;
-  t.dual_objective = gap.dual;
-  t.relative_gap = gap.relative();
-  t.certificate = "duality gap";
-  t.regularizer = gap.regularizer;
-  t.support_vectors = m.num_support_vectors();
-  t.kernel_evaluations = cache.evaluations();
+  if (ks.one_vs_one && data.classes.size() > 2) return train_one_vs_one(data, ks, s, on_epoch);
+  Solved solved = solve_dual(data, ks, s, on_epoch);
+  KernelModel m = model_of(data, solved.kernel, solved.st, s.lambda, solved.shift);
+  fill_summary(m.training, data, s, solved.run.gap, solved.run.visits, solved.run.stopped, solved.evaluations,
+               m.num_support_vectors());
   return m;
 }
 

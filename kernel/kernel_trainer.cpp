@@ -468,6 +468,21 @@ double kernel_model_objective(const KernelModel& model, const Dataset& data) {
   }
   if (rows.empty()) return regularizer;
   const std::size_t K = static_cast<std::size_t>(model.outputs);
+  if (model.one_vs_one) {  // the hinge of every pair a row's class is in, oriented towards it
+    const std::vector<double> f = model.decision_values(data);
+    const std::size_t P = model.columns();
+    double total = 0.0;
+    for (std::size_t i : rows) {
+      const auto y = static_cast<std::size_t>(data.labels[i]);
+      for (std::size_t a = 0, p = 0; a < K; ++a) {
+        for (std::size_t b = a + 1; b < K; ++b, ++p) {
+          if (y == a) total += std::max(0.0, 1.0 + f[i * P + p]);
+          if (y == b) total += std::max(0.0, 1.0 - f[i * P + p]);
+        }
+      }
+    }
+    return regularizer + total / static_cast<double>(rows.size());
+  }
   const std::vector<double> scores = model.scores(data);
   const KernelHinge objective(model.outputs);
   double total = 0.0;

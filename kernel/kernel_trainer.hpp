@@ -92,6 +92,10 @@ struct KernelSettings {
   // `bias: unregularized` (kernel SDCA only, automatic stopping): LIBSVM's
   // intercept, outside the regulariser; the dual keeps Σ_i α_i y_i = 0.
   bool unregularized_intercept = false;
+  // Multiclass by one-vs-one (kernel SDCA with the unregularized intercept:
+  // LIBSVM's scheme): a binary problem per pair of classes on their rows, at
+  // the same C = 1/(λn) (λ_p = λn/n_p), the model voting (KernelModel).
+  bool one_vs_one = false;
   // Compute the training objective Σ_c λ/2‖w_c‖² + mean hinge at the end
   // (n·|S| kernel values, mostly from the cache).
   bool compute_objective = true;
@@ -113,7 +117,8 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& kernel, cons
                          const std::function<bool(const EpochInfo&)>& on_epoch = {});
 
 // Σ_c [λ/2 ‖w_c‖² + mean hinge of output c] on `data` (labels expressed in
-// the model's classes; rows with label −1 skipped). The regulariser comes
+// the model's classes; rows with label −1 skipped); one-vs-one: Σ over pairs
+// of λ/2 ‖w_p‖² plus (1/n) Σ_i the hinge of every pair row i's class is in. The regulariser comes
 // from model.training.regularizer when present, else model.regularizer().
 double kernel_model_objective(const KernelModel& model, const Dataset& data);
 

@@ -194,3 +194,63 @@ TEST_CASE("kernel sdca, unregularized intercept: one-vs-all keeps the constraint
   budget.epochs = 3;
   CHECK_THROWS_AS(train_kernel_sdca(multi, unregularized(1.0), budget), std::invalid_argument);
 }
+
+TEST_CASE("kernel one-vs-one: class scores vote, the tie-break never outvotes", "[kernel][sdca]") {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (int trial = 0; trial < 500; ++trial) {
+    const std::size_t K = 3 + rng() % 6, P = K * (K - 1) / 2;
+    std::vector<double> f(P), votes(K, 0.0), out(K);
+    for (double& v : f) v = trial % 5 == 0 ? std::round(normal(rng)) * 0.5 : normal(rng);
+    for (std::size_t a = 0, p = 0; a < K; ++a) {
+      for (std::size_t b = a + 1; b < K; ++b, ++p) votes[f[p] > 0.0 ? b : a] += 1.0;
+    }
+    ovo_class_scores(f.data(), K, out.data());
+    for (std::size_t c = 0; c < K; ++c) CHECK(std::abs(out[c] - votes[c]) < 0.5 / static_cast<double>(K) + 1e-12);
+    const std::size_t winner = static_cast<std::size_t>(std::max_element(out.begin(), out.end()) - out.begin());
+    CHECK(votes[winner] == *std::max_element(votes.begin(), votes.end()));
+  }
+}
+
+TEST_CASE("kernel one-vs-one: each pair is the binary problem on its two classes' rows at the same C",
+          "[kernel][sdca]") {
+  const Dataset multi = fixtures::blobs(180, 4, 4, 29, 0.9);
+  KernelSettings ks = unregularized(0.7);
+  ks.one_vs_one = true;
+  const double lambda = 2e-3;
+  const KernelModel m = train_kernel_sdca(multi, ks, sdca(lambda, 1e-5));
+  REQUIRE(m.one_vs_one);
+  REQUIRE(m.columns() == 6);
+  CHECK(m.training.converged.value());
+  // Each pair against a binary model trained by hand on the pair's rows.
+  const std::vector<double> f = m.decision_values(multi);
+  std::vector<double> votes(multi.size() * 4, 0.0);
+  double objective = 0.0;
+  for (int a = 0, p = 0; a < 4; ++a) {
+    for (int b = a + 1; b < 4; ++b, ++p) {
+      std::vector<std::size_t> rows;
+      const Dataset sub = kernel_sdca_detail::pair_rows(multi, a, b, rows);
+      const double weight = static_cast<double>(sub.size()) / static_cast<double>(multi.size());
+      const KernelModel pair = train_kernel_sdca(sub, unregularized(0.7), sdca(lambda / weight, 1e-5));
+      objective += weight * *pair.training.objective;
+      const std::vector<double> g = pair.scores(multi);
+      for (std::size_t i = 0; i < multi.size(); ++i) {
+        CHECK(f[i * 6 + static_cast<std::size_t>(p)] == Approx(g[i]).margin(1e-9));
+        votes[i * 4 + static_cast<std::size_t>(g[i] > 0.0 ? b : a)] += 1.0;
+      }
+    }
+  }
+  CHECK(*m.training.objective == Approx(objective).epsilon(1e-12));
+  CHECK(kernel_model_objective(m, multi) == Approx(*m.training.objective).epsilon(1e-9));
+  // The file keeps the pairs: the same scores after a round trip, the winner has the most votes.
+  const KernelModel back = kernel_model_from_json(kernel_model_to_json(m), "m.json");
+  CHECK(back.one_vs_one);
+  const std::vector<double> s = m.scores(multi), t = back.scores(multi);
+  CHECK(s == t);
+  for (std::size_t i = 0; i < multi.size(); ++i) {
+    const auto top = std::max_element(s.begin() + static_cast<std::ptrdiff_t>(i * 4), s.begin() + static_cast<std::ptrdiff_t>(i * 4 + 4));
+    const std::size_t winner = static_cast<std::size_t>(top - s.begin()) - i * 4;
+    CHECK(votes[i * 4 + winner] == *std::max_element(votes.begin() + static_cast<std::ptrdiff_t>(i * 4),
+                                                      votes.begin() + static_cast<std::ptrdiff_t>(i * 4 + 4)));
+  }
+}

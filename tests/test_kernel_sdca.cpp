@@ -291,6 +291,15 @@ TEST_CASE("kernel_hinge settings: auto picks sdca, Pegasos settings pick pegasos
   CHECK(defaults.kernel.unregularized_intercept);
   CHECK_FALSE(defaults.kernel.intercept);
   CHECK(defaults.resolved["bias"] == "unregularized");
+  CHECK(defaults.kernel.one_vs_one);  // and LIBSVM's one-vs-one for multiclass data
+  CHECK(defaults.resolved["multiclass"] == "ovo");
+  CHECK_FALSE(with({{"multiclass", "ova"}}).kernel.one_vs_one);
+  CHECK_FALSE(with({{"bias", "feature"}}).kernel.one_vs_one);
+  CHECK_FALSE(with({{"solver", "pegasos"}}).kernel.one_vs_one);
+  CHECK_THROWS_WITH(with({{"multiclass", "ovo"}, {"solver", "pegasos"}}), Contains("multiclass"));
+  CHECK_THROWS_WITH(with({{"multiclass", "ovr"}}), Contains("multiclass"));
+  CHECK_THROWS_WITH(config_from_json({{"objective", "ova"}, {"multiclass", "ovo"}}, "c.json"), Contains("multiclass"));
+  CHECK_FALSE(config_from_json({{"objective", "ova"}}, "c.json").resolved.contains("multiclass"));  // linear: not echoed
   CHECK(with({{"bias", "feature"}}).kernel.intercept);  // the kernel + 1 trick when asked for
   CHECK(with({{"epochs", 3}}).kernel.intercept);        // a fixed budget: random passes keep the kernel + 1 trick
   CHECK(with({{"solver", "pegasos"}}).kernel.intercept);
