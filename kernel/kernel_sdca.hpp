@@ -53,6 +53,7 @@
 #include <functional>
 #include <limits>
 #include <list>
+#include <mutex>
 #include <numeric>
 #include <utility>
 #include <span>
@@ -61,6 +62,8 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
 
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
@@ -278,10 +281,70 @@ inline Dataset pair_rows(const Dataset& data, int a, int b, std::vector<std::siz
   return sub;
 }
 
+// One pair's result, in the model's terms: its rows' coefficients α y, its
+// intercept, and its P, D, regulariser weighted n_p/n.
+struct PairResult {
+  std::vector<std::size_t> rows;
+  std::vector<double> coef;
+  double intercept = 0.0, weight = 0.0;
+  Gap gap;
+  std::uint64_t visits = 0, evaluations = 0;
+  StopReason stopped = StopReason::kTolerance;
+  KernelParams kernel;
+};
+
+inline PairResult solve_pair(const Dataset& data, int a, int b, const KernelSettings& ks, const EngineSettings& s,
+                             const std::function<bool(const EpochInfo&)>& on_epoch) {
+  PairResult r;
+  const Dataset sub = pair_rows(data, a, b, r.rows);
+  r.weight = static_cast<double>(sub.size()) / static_cast<double>(data.size());
+  EngineSettings sp = s;
+  sp.lambda = s.lambda / r.weight;
+  const Solved solved = solve_dual(sub, ks, sp, on_epoch);
+  const DualState& st = solved.st;
+  r.coef.resize(r.rows.size());
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    r.coef[i] = st.alpha[i] * st.y[i];
+    if (!st.equality) r.intercept += solved.shift * r.coef[i] / st.lambda_n;
+  }
+  if (st.equality) r.intercept = st.b[0];
+  r.gap = solved.run.gap;
+  r.visits = solved.run.visits;
+  r.evaluations = solved.evaluations;
+  r.stopped = solved.run.stopped;
+  r.kernel = solved.kernel;
+  return r;
+}
+
+// The one-vs-one model's header and support vectors: the rows with a
+// non-zero coefficient in some pair, in row order.
+inline void fill_pairs_model(KernelModel& m, const Dataset& data, const EngineSettings& s, const std::vector<double>& coef) {
+  m.classes = data.classes;
+  m.dimension = data.dimension;
+  m.outputs = static_cast<int>(data.classes.size());
+  const std::size_t n = data.size(), P = m.columns();
+  m.lambda = s.lambda;
+  m.iterations = n;
+  m.batch_size = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto first = coef.begin() + static_cast<std::ptrdiff_t>(i * P), last = first + static_cast<std::ptrdiff_t>(P);
+    if (std::all_of(first, last, [](double v) { return v == 0.0; })) continue;
+    const RowView x = data.row(i);
+    m.sv_indices.insert(m.sv_indices.end(), x.indices, x.indices + x.nnz);
+    m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
+    m.sv_ptr.push_back(m.sv_indices.size());
+    m.coefficients.insert(m.coefficients.end(), first, last);
+  }
+  m.prepare();
+}
+
 // One-vs-one (KernelSettings::one_vs_one): each pair of classes a < b solved
 // on its rows at λ_p = λn/n_p (the same C), so every pair's expansion has the
-// model's scale 1/(λn). The summary adds the pairs' P, D and regulariser
-// weighted n_p/n: λ/2 Σ_p ‖w_p‖² + (1/n) Σ_p Σ_{i in p} hinge (the objective
+// model's scale 1/(λn). The pairs are solved in parallel, each with its own
+// row cache (a share of kernel_cache_mb) and nothing shared but the progress
+// callback (serialised), so the model is the same for any thread count. The
+// summary adds the pairs' P, D and regulariser weighted n_p/n:
+// λ/2 Σ_p ‖w_p‖² + (1/n) Σ_p Σ_{i in p} hinge (the objective
 // kernel_model_objective evaluates); converged when every pair is.
 inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& ks, const EngineSettings& s,
                                     const std::function<bool(const EpochInfo&)>& on_epoch) {
@@ -290,62 +353,50 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
   for (std::size_t c = 0; c < K; ++c) {
     if (counts[c] == 0) throw InputError(data.source + ": class '" + data.classes[c] + "' has no training rows");
   }
-  std::vector<double> coef(n * P, 0.0);
-  std::vector<char> support(n, 0);
+  std::vector<std::pair<int, int>> pairs;
+  for (std::size_t a = 0; a < K; ++a) {
+    for (std::size_t b = a + 1; b < K; ++b) pairs.emplace_back(static_cast<int>(a), static_cast<int>(b));
+  }
+  KernelSettings share = ks;
+  share.cache_megabytes = ks.cache_megabytes / static_cast<double>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  std::mutex progress;
+  std::uint64_t reported = 0;
+  bool go_on = true;
+  std::vector<PairResult> results(P);
+  tbb::parallel_for(std::size_t{0}, P, [&](std::size_t p) {
+    std::uint64_t seen = 0;  // this pair's visits already reported
+    results[p] = solve_pair(data, pairs[p].first, pairs[p].second, share, s, [&](const EpochInfo& e) {
+      const std::lock_guard<std::mutex> lock(progress);
+      reported += e.iterations - seen;
+      seen = e.iterations;
+      EpochInfo info = e;
+      info.iterations = reported;
+      go_on = go_on && (!on_epoch || on_epoch(info));
+      return go_on;
+    });
+  }, tbb::simple_partitioner());
   KernelModel m;
   m.intercept.assign(P, 0.0);
+  std::vector<double> coef(n * P, 0.0);
   Gap total;
   std::uint64_t visits = 0, evaluations = 0;
   StopReason stopped = StopReason::kTolerance;
-  std::vector<std::size_t> rows;
-  for (std::size_t a = 0, p = 0; a < K; ++a) {
-    for (std::size_t b = a + 1; b < K; ++b, ++p) {
-      const Dataset sub = pair_rows(data, static_cast<int>(a), static_cast<int>(b), rows);
-      const double weight = static_cast<double>(sub.size()) / static_cast<double>(n);
-      EngineSettings sp = s;
-      sp.lambda = s.lambda / weight;
-      const std::uint64_t before = visits;
-      Solved solved = solve_dual(sub, ks, sp, [&](const EpochInfo& e) {
-        EpochInfo info = e;
-        info.iterations = before + e.iterations;
-        return !on_epoch || on_epoch(info);
-      });
-      const DualState& st = solved.st;
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        const double a_y = st.alpha[r] * st.y[r];
-        coef[rows[r] * P + p] = a_y;
-        support[rows[r]] = support[rows[r]] || st.alpha[r] > 0.0;
-        if (!st.equality) m.intercept[p] += solved.shift * a_y / st.lambda_n;
-      }
-      if (st.equality) m.intercept[p] = st.b[0];
-      total.primal += weight * solved.run.gap.primal;
-      total.dual += weight * solved.run.gap.dual;
-      total.regularizer += weight * solved.run.gap.regularizer;
-      visits += solved.run.visits;
-      evaluations += solved.evaluations;
-      if (solved.run.stopped != StopReason::kTolerance && stopped == StopReason::kTolerance) stopped = solved.run.stopped;
-      if (p + 1 == P) m.kernel = solved.kernel;
-    }
+  for (std::size_t p = 0; p < P; ++p) {  // in pair order: the same sums for any thread count
+    const PairResult& r = results[p];
+    for (std::size_t i = 0; i < r.rows.size(); ++i) coef[r.rows[i] * P + p] = r.coef[i];
+    m.intercept[p] = r.intercept;
+    total.primal += r.weight * r.gap.primal;
+    total.dual += r.weight * r.gap.dual;
+    total.regularizer += r.weight * r.gap.regularizer;
+    visits += r.visits;
+    evaluations += r.evaluations;
+    if (r.stopped != StopReason::kTolerance && stopped == StopReason::kTolerance) stopped = r.stopped;
   }
-  m.classes = data.classes;
-  m.dimension = data.dimension;
-  m.outputs = static_cast<int>(K);
+  m.kernel = results.back().kernel;
   m.one_vs_one = true;
   m.intercept_regularized = !ks.unregularized_intercept;
   if (!ks.unregularized_intercept && !ks.intercept) m.intercept.clear();
-  m.lambda = s.lambda;
-  m.iterations = n;
-  m.batch_size = 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!support[i]) continue;
-    const RowView x = data.row(i);
-    m.sv_indices.insert(m.sv_indices.end(), x.indices, x.indices + x.nnz);
-    m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
-    m.sv_ptr.push_back(m.sv_indices.size());
-    m.coefficients.insert(m.coefficients.end(), coef.begin() + static_cast<std::ptrdiff_t>(i * P),
-                          coef.begin() + static_cast<std::ptrdiff_t>((i + 1) * P));
-  }
-  m.prepare();
+  fill_pairs_model(m, data, s, coef);
   fill_summary(m.training, data, s, total, visits, stopped, evaluations, m.num_support_vectors());
   return m;
 }

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <tbb/global_control.h>
+
 #include "io/kernel_model_json.hpp"
 #include "kernel/kernel_sdca.hpp"
 #include "tests/fixtures.hpp"
@@ -241,6 +243,10 @@ TEST_CASE("kernel one-vs-one: each pair is the binary problem on its two classes
     }
   }
   CHECK(*m.training.objective == Approx(objective).epsilon(1e-12));
+  {  // the pairs run in parallel: one thread gives the same file
+    const tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    CHECK(kernel_model_to_json(train_kernel_sdca(multi, ks, sdca(lambda, 1e-5))) == kernel_model_to_json(m));
+  }
   CHECK(kernel_model_objective(m, multi) == Approx(*m.training.objective).epsilon(1e-9));
   // The file keeps the pairs: the same scores after a round trip, the winner has the most votes.
   const KernelModel back = kernel_model_from_json(kernel_model_to_json(m), "m.json");
