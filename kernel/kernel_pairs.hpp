@@ -177,6 +177,26 @@ inline const double* pair_row(PairProblem& p, RowCache& cache, std::size_t r) {
   return cache.row(r, p.ahead);
 }
 
+// The end of a step: g += ci·row_i + cj·row_j in the sweep that finds the
+// next first coordinate (`candidate` scores a row), the step counted,
+// `tick`, and every 16 steps the output's gap against `target`. False: stop.
+template <class Candidate>
+bool next_step(PairProblem& p, const double* row_i, const double* row_j, double ci, double cj,
+               const Candidate& candidate, double target, const std::function<bool()>& tick, PairChoice& first,
+               std::uint64_t& steps) {
+  first = pair_sweep(p.n, [&](std::size_t k, PairChoice& c) {
+    p.g[k] += ci * row_i[k] + cj * row_j[k];
+    candidate(p, k, c);
+  });
+  ++steps;
+  if (tick && !tick()) return false;
+  if (steps % 16 == 0) {
+    const auto [gap, primal] = pair_gap(p);
+    if (gap <= target * std::max(std::abs(primal), std::numeric_limits<double>::min())) return false;
+  }
+  return true;
+}
+
 // Pair steps on one output until its gap ≤ target·P, nothing gains, or
 // max_steps; `tick` after every step (false: stop). Returns the steps made.
 inline std::uint64_t pair_output(PairProblem& p, RowCache& cache, double target, std::uint64_t max_steps,
@@ -207,16 +227,7 @@ inline std::uint64_t pair_output(PairProblem& p, RowCache& cache, double target,
     const double ci = xi * p.y[i] / ln, cj = alone ? 0.0 : yj * p.y[pair.at] / ln;
     p.alpha[i] = std::clamp(p.alpha[i] + xi, 0.0, 1.0);
     if (!alone) p.alpha[pair.at] = std::clamp(p.alpha[pair.at] + yj, 0.0, 1.0);
-    first = pair_sweep(n, [&](std::size_t k, PairChoice& c) {
-      p.g[k] += ci * row_i[k] + cj * row_j[k];
-      single_step(p, k, c);
-    });
-    ++steps;
-    if (tick && !tick()) break;
-    if (steps % 16 == 0) {
-      const auto [gap, primal] = pair_gap(p);
-      if (gap <= target * std::max(std::abs(primal), std::numeric_limits<double>::min())) break;
-    }
+    if (!next_step(p, row_i, row_j, ci, cj, single_step, target, tick, first, steps)) break;
   }
   return steps;
 }
@@ -286,16 +297,7 @@ inline std::uint64_t pair_output_equality(PairProblem& p, RowCache& cache, doubl
     move_alpha(p, i, p.y[i] * t, full && t >= room_i);
     move_alpha(p, j, -p.y[j] * t, full && t >= room_to_fall(p, j));
     const double ci = t * inv_ln, cj = -t * inv_ln;
-    first = pair_sweep(n, [&](std::size_t k, PairChoice& c) {
-      p.g[k] += ci * row_i[k] + cj * row_j[k];
-      equality_first(p, k, c);
-    });
-    ++steps;
-    if (tick && !tick()) break;
-    if (steps % 16 == 0) {
-      const auto [gap, primal] = pair_gap(p);
-      if (gap <= target * std::max(std::abs(primal), std::numeric_limits<double>::min())) break;
-    }
+    if (!next_step(p, row_i, row_j, ci, cj, equality_first, target, tick, first, steps)) break;
   }
   return steps;
 }

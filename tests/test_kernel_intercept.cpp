@@ -89,44 +89,10 @@ double reference_dual(const Dataset& ds, const KernelParams& k, double lambda, i
   return lin / nn - quad / (2 * ln2);
 }
 
-// P of a binary model file by hand: λ/2 ‖w‖² (b not in it) + mean hinge.
-double objective_by_hand(const std::string& json, const Dataset& ds, double lambda) {
-  const KernelModel m = kernel_model_from_json(json, "model.json");
-  const std::size_t msv = m.num_support_vectors();
-  Dense sv(msv, std::vector<double>(ds.dimension, 0.0));
-  for (std::size_t s = 0; s < msv; ++s) {
-    const RowView r = m.support_vector(s);
-    for (std::uint32_t p = 0; p < r.nnz; ++p) sv[s][r.indices[p]] = r.values[p];
-  }
-  const double scale = m.decision_scale(), b = m.intercept.at(0);
-  double wsq = 0.0;
-  for (std::size_t s = 0; s < msv; ++s) {
-    for (std::size_t t = 0; t < msv; ++t) wsq += scale * scale * m.coefficients[s] * m.coefficients[t] * kernel_value(m.kernel, sv[s], sv[t]);
-  }
-  const Dense x = dense_rows(ds);
-  double loss = 0.0;
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    double f = b;
-    for (std::size_t s = 0; s < msv; ++s) f += scale * m.coefficients[s] * kernel_value(m.kernel, sv[s], x[i]);
-    loss += std::max(0.0, 1.0 - label_sign(ds, i) * f);
-  }
-  return lambda / 2 * wsq + loss / static_cast<double>(ds.size());
-}
-
 KernelSettings unregularized(double gamma) {
-  KernelSettings ks;
-  ks.kernel.type = KernelType::kRbf;
-  ks.kernel.gamma = gamma;
+  KernelSettings ks = rbf(gamma, false);
   ks.unregularized_intercept = true;
   return ks;
-}
-
-EngineSettings sdca(double lambda, double tolerance) {
-  EngineSettings s;
-  s.lambda = lambda;
-  s.solver = Solver::kSdca;
-  s.tolerance = tolerance;
-  return s;
 }
 
 }  // namespace
@@ -159,7 +125,7 @@ TEST_CASE("kernel sdca, unregularized intercept: the dual optimum, the constrain
   for (std::size_t i = 0; i < ds.size(); ++i) ds.labels[i] = i % 4 == 0 ? 1 : ds.labels[i] == 1 && i % 3 == 0 ? 1 : 0;
   for (const double lambda : {1e-1, 1e-2, 1e-3}) {
     CAPTURE(lambda);
-    const KernelModel m = train_kernel_sdca(ds, unregularized(0.5), sdca(lambda, 1e-6));
+    const KernelModel m = train_kernel_sdca(ds, unregularized(0.5), settings(lambda, 1e-6));
     REQUIRE(m.training.converged.value());
     CHECK_FALSE(m.intercept_regularized);
     double sum = 0.0, scale = 0.0;
@@ -174,7 +140,7 @@ TEST_CASE("kernel sdca, unregularized intercept: the dual optimum, the constrain
     CHECK(primal - reference <= 2e-6 * primal);  // the certificate holds against the reference
     const std::string file = kernel_model_to_json(m);
     CHECK(file.find("\"intercept_regularized\": false") != std::string::npos);
-    CHECK(objective_by_hand(file, ds, lambda) == Approx(primal).epsilon(1e-9));
+    CHECK(objective_from_file(file, ds, lambda) == Approx(primal).epsilon(1e-9));
     CHECK(kernel_model_objective(kernel_model_from_json(file, "m.json"), ds) == Approx(primal).epsilon(1e-9));
   }
 }
@@ -182,7 +148,7 @@ TEST_CASE("kernel sdca, unregularized intercept: the dual optimum, the constrain
 TEST_CASE("kernel sdca, unregularized intercept: one-vs-all keeps the constraint per output, and the refusals",
           "[kernel][sdca]") {
   const Dataset multi = fixtures::blobs(200, 5, 4, 41, 0.8);
-  const KernelModel m = train_kernel_sdca(multi, unregularized(1.0), sdca(1e-3, 1e-4));
+  const KernelModel m = train_kernel_sdca(multi, unregularized(1.0), settings(1e-3, 1e-4));
   REQUIRE(m.outputs == 4);
   CHECK(m.intercept.size() == 4);
   CHECK(m.training.converged.value());
@@ -192,7 +158,7 @@ TEST_CASE("kernel sdca, unregularized intercept: one-vs-all keeps the constraint
     CHECK(std::abs(sum) <= 1e-9 * static_cast<double>(m.num_support_vectors()));
   }
   CHECK(kernel_model_objective(m, multi) == Approx(*m.training.objective).epsilon(1e-9));
-  EngineSettings budget = sdca(1e-3, 1e-4);
+  EngineSettings budget = settings(1e-3, 1e-4);
   budget.epochs = 3;
   CHECK_THROWS_AS(train_kernel_sdca(multi, unregularized(1.0), budget), std::invalid_argument);
 }
@@ -220,7 +186,7 @@ TEST_CASE("kernel one-vs-one: each pair is the binary problem on its two classes
   KernelSettings ks = unregularized(0.7);
   ks.one_vs_one = true;
   const double lambda = 2e-3;
-  const KernelModel m = train_kernel_sdca(multi, ks, sdca(lambda, 1e-5));
+  const KernelModel m = train_kernel_sdca(multi, ks, settings(lambda, 1e-5));
   REQUIRE(m.one_vs_one);
   REQUIRE(m.columns() == 6);
   CHECK(m.training.converged.value());
@@ -233,7 +199,7 @@ TEST_CASE("kernel one-vs-one: each pair is the binary problem on its two classes
       std::vector<std::size_t> rows;
       const Dataset sub = kernel_sdca_detail::pair_rows(multi, a, b, rows);
       const double weight = static_cast<double>(sub.size()) / static_cast<double>(multi.size());
-      const KernelModel pair = train_kernel_sdca(sub, unregularized(0.7), sdca(lambda / weight, 1e-5));
+      const KernelModel pair = train_kernel_sdca(sub, unregularized(0.7), settings(lambda / weight, 1e-5));
       objective += weight * *pair.training.objective;
       const std::vector<double> g = pair.scores(multi);
       for (std::size_t i = 0; i < multi.size(); ++i) {
@@ -245,7 +211,7 @@ TEST_CASE("kernel one-vs-one: each pair is the binary problem on its two classes
   CHECK(*m.training.objective == Approx(objective).epsilon(1e-12));
   {  // the pairs run in parallel: one thread gives the same file
     const tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-    CHECK(kernel_model_to_json(train_kernel_sdca(multi, ks, sdca(lambda, 1e-5))) == kernel_model_to_json(m));
+    CHECK(kernel_model_to_json(train_kernel_sdca(multi, ks, settings(lambda, 1e-5))) == kernel_model_to_json(m));
   }
   CHECK(kernel_model_objective(m, multi) == Approx(*m.training.objective).epsilon(1e-9));
   // The file keeps the pairs: the same scores after a round trip, the winner has the most votes.

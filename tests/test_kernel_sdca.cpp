@@ -71,48 +71,6 @@ Reference projected_gradient(const Dataset& ds, const KernelParams& k, double la
   return {a, dual(a)};
 }
 
-KernelSettings rbf(double gamma, bool intercept) {
-  KernelSettings ks;
-  ks.kernel.type = KernelType::kRbf;
-  ks.kernel.gamma = gamma;
-  ks.intercept = intercept;
-  return ks;
-}
-
-EngineSettings settings(double lambda, double tolerance) {
-  EngineSettings s;
-  s.lambda = lambda;
-  s.solver = Solver::kSdca;
-  s.tolerance = tolerance;
-  s.seed = 5;
-  return s;
-}
-
-// P(model) computed by hand from a model file: its support vectors,
-// coefficients, intercept and scale, with the kernel written out.
-double objective_from_file(const std::string& json, const Dataset& ds, double lambda) {
-  const KernelModel m = kernel_model_from_json(json, "model.json");
-  const std::size_t msv = m.num_support_vectors();
-  Dense sv(msv, std::vector<double>(ds.dimension, 0.0));
-  for (std::size_t s = 0; s < msv; ++s) {
-    const RowView r = m.support_vector(s);
-    for (std::uint32_t p = 0; p < r.nnz; ++p) sv[s][r.indices[p]] = r.values[p];
-  }
-  const double scale = m.decision_scale(), b = m.intercept.empty() ? 0.0 : m.intercept[0];
-  double wsq = b * b;
-  for (std::size_t s = 0; s < msv; ++s) {
-    for (std::size_t t = 0; t < msv; ++t) wsq += scale * scale * m.coefficients[s] * m.coefficients[t] * kernel_value(m.kernel, sv[s], sv[t]);
-  }
-  const Dense x = dense_rows(ds);
-  double loss = 0.0;
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    double f = b;
-    for (std::size_t s = 0; s < msv; ++s) f += scale * m.coefficients[s] * kernel_value(m.kernel, sv[s], x[i]);
-    loss += std::max(0.0, 1.0 - label_sign(ds, i) * f);
-  }
-  return lambda / 2 * wsq + loss / static_cast<double>(ds.size());
-}
-
 }  // namespace
 
 TEST_CASE("kernel sdca: the reference dual optimum, KKT, a certified gap, the objective from the model file",
