@@ -154,7 +154,7 @@ struct KernelModel : ModelHeader {
   std::uint64_t iterations = 1;    // T
   int batch_size = 1;              // k
   // Support vectors as CSR rows (0-based feature indices < dimension) and
-  // coefficients a_sc = α_sc y_sc, row-major: coefficients[s·outputs + c].
+  // coefficients a_sc = α_sc y_sc, row-major: coefficients[s·columns() + c].
   std::vector<std::uint64_t> sv_ptr{0};
   std::vector<std::uint32_t> sv_indices;
   std::vector<float> sv_values;

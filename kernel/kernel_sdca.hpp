@@ -63,7 +63,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
-#include <tbb/task_arena.h>
+#include <tbb/global_control.h>
 
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
@@ -358,7 +358,9 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
     for (std::size_t b = a + 1; b < K; ++b) pairs.emplace_back(static_cast<int>(a), static_cast<int>(b));
   }
   KernelSettings share = ks;
-  share.cache_megabytes = ks.cache_megabytes / static_cast<double>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  share.cache_megabytes =
+      ks.cache_megabytes /
+      static_cast<double>(std::max<std::size_t>(1, tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)));
   std::mutex progress;
   std::uint64_t reported = 0;
   bool go_on = true;
@@ -371,6 +373,7 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
       seen = e.iterations;
       EpochInfo info = e;
       info.iterations = reported;
+      info.epoch = static_cast<int>(reported / n);  // passes' worth of visits over all pairs, rising
       go_on = go_on && (!on_epoch || on_epoch(info));
       return go_on;
     });
@@ -381,6 +384,7 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
   Gap total;
   std::uint64_t visits = 0, evaluations = 0;
   StopReason stopped = StopReason::kTolerance;
+  double passes = 0.0;  // the most of any pair (each row is in K − 1 pairs)
   for (std::size_t p = 0; p < P; ++p) {  // in pair order: the same sums for any thread count
     const PairResult& r = results[p];
     for (std::size_t i = 0; i < r.rows.size(); ++i) coef[r.rows[i] * P + p] = r.coef[i];
@@ -390,6 +394,7 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
     total.regularizer += r.weight * r.gap.regularizer;
     visits += r.visits;
     evaluations += r.evaluations;
+    passes = std::max(passes, static_cast<double>(r.visits) / static_cast<double>(r.rows.size()));
     if (r.stopped != StopReason::kTolerance && stopped == StopReason::kTolerance) stopped = r.stopped;
   }
   m.kernel = results.back().kernel;
@@ -398,6 +403,7 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
   if (!ks.unregularized_intercept && !ks.intercept) m.intercept.clear();
   fill_pairs_model(m, data, s, coef);
   fill_summary(m.training, data, s, total, visits, stopped, evaluations, m.num_support_vectors());
+  m.training.epochs = passes;  // iterations stays the visits of all pairs
   return m;
 }
 
