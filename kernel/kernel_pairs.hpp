@@ -285,17 +285,15 @@ inline std::uint64_t pair_output_equality(PairProblem& p, RowCache& cache, doubl
       const double eta = hi + p.h[j] - 2.0 * row_i[j] * inv_ln;
       const double room = std::min(room_i, room_to_fall(p, j));
       c.x = eta > 0.0 && slope < room * eta ? slope / eta : room;
-      c.y = room;
       c.gain = slope * c.x - 0.5 * eta * c.x * c.x;
     });
     if (pair.at >= n || !(pair.gain > 0.0)) break;  // no pair gains: optimal, to rounding
     const std::size_t j = pair.at;
     const double* row_j = pair_row(p, cache, j);
     row_i = cache.row(i);  // looked up again after row_j's: never a stale pointer
-    const double t = pair.x;
-    const bool full = t >= pair.y;  // the step used all the room of i or of j
-    move_alpha(p, i, p.y[i] * t, full && t >= room_i);
-    move_alpha(p, j, -p.y[j] * t, full && t >= room_to_fall(p, j));
+    const double t = pair.x;  // at most either room; equal to one when the step used all of it
+    move_alpha(p, i, p.y[i] * t, t >= room_i);
+    move_alpha(p, j, -p.y[j] * t, t >= room_to_fall(p, j));
     const double ci = t * inv_ln, cj = -t * inv_ln;
     if (!next_step(p, row_i, row_j, ci, cj, equality_first, target, tick, first, steps)) break;
   }

@@ -110,38 +110,51 @@ inline bool step(DualState& st, RowCache& cache, std::size_t i, std::vector<doub
   return changed;
 }
 
-// The model of the dual point (see kernel_sdca.hpp).
-inline KernelModel model_of(const Dataset& data, const KernelParams& kernel, const DualState& st, double lambda, double shift) {
+// A kernel model from its coefficients a_ij = α y (n rows × `columns`,
+// row-major: one column per output, or per pair of classes for one-vs-one):
+// the support vectors are the rows with a non-zero coefficient, in row
+// order, at scale 1/(λn).
+inline KernelModel assemble_model(const Dataset& data, const KernelParams& kernel, double lambda,
+                                  const std::vector<double>& coef, std::size_t columns) {
   KernelModel m;
   m.classes = data.classes;
   m.dimension = data.dimension;
-  m.outputs = static_cast<int>(st.K);
+  m.outputs = data.classes.size() == 2 ? 1 : static_cast<int>(data.classes.size());
   m.kernel = kernel;
   m.lambda = lambda;
-  m.iterations = st.n;
+  m.iterations = data.size();
   m.batch_size = 1;
-  std::vector<double> sum(st.K, 0.0);
-  for (std::size_t i = 0; i < st.n; ++i) {
-    bool support = false;
-    for (std::size_t c = 0; c < st.K; ++c) support = support || st.alpha[i * st.K + c] > 0.0;
-    if (!support) continue;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const auto first = coef.begin() + static_cast<std::ptrdiff_t>(i * columns);
+    const auto last = first + static_cast<std::ptrdiff_t>(columns);
+    if (std::all_of(first, last, [](double a) { return a == 0.0; })) continue;
     const RowView x = data.row(i);
     m.sv_indices.insert(m.sv_indices.end(), x.indices, x.indices + x.nnz);
     m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
     m.sv_ptr.push_back(m.sv_indices.size());
-    for (std::size_t c = 0; c < st.K; ++c) {
-      const double a = st.alpha[i * st.K + c] * st.y[i * st.K + c];
-      m.coefficients.push_back(a);
-      sum[c] += a;
-    }
+    m.coefficients.insert(m.coefficients.end(), first, last);
   }
-  if (st.equality) {
-    m.intercept = st.b;
-    m.intercept_regularized = false;
-  } else if (shift != 0.0) {
-    m.intercept.resize(st.K);
-    for (std::size_t c = 0; c < st.K; ++c) m.intercept[c] = shift * sum[c] / st.lambda_n;
+  return m;
+}
+
+// Output c's intercept: the unregularized one (st.b), else the kernel + 1
+// trick's B²/(λn) Σ_i α_ic y_ic (shift = B²; 0 without an intercept).
+inline double intercept_of(const DualState& st, double shift, std::size_t c) {
+  if (st.equality) return st.b[c];
+  double sum = 0.0;
+  for (std::size_t i = 0; i < st.n; ++i) sum += st.alpha[i * st.K + c] * st.y[i * st.K + c];
+  return shift * sum / st.lambda_n;
+}
+
+// The model of the dual point (see kernel_sdca.hpp).
+inline KernelModel model_of(const Dataset& data, const KernelParams& kernel, const DualState& st, double lambda, double shift) {
+  std::vector<double> coef(st.n * st.K);
+  for (std::size_t at = 0; at < coef.size(); ++at) coef[at] = st.alpha[at] * st.y[at];
+  KernelModel m = assemble_model(data, kernel, lambda, coef, st.K);
+  if (st.equality || shift != 0.0) {
+    for (std::size_t c = 0; c < st.K; ++c) m.intercept.push_back(intercept_of(st, shift, c));
   }
+  m.intercept_regularized = !st.equality;
   m.prepare();
   return m;
 }
@@ -303,39 +316,14 @@ inline PairResult solve_pair(const Dataset& data, int a, int b, const KernelSett
   const Solved solved = solve_dual(sub, ks, sp, on_epoch);
   const DualState& st = solved.st;
   r.coef.resize(r.rows.size());
-  for (std::size_t i = 0; i < r.rows.size(); ++i) {
-    r.coef[i] = st.alpha[i] * st.y[i];
-    if (!st.equality) r.intercept += solved.shift * r.coef[i] / st.lambda_n;
-  }
-  if (st.equality) r.intercept = st.b[0];
+  for (std::size_t i = 0; i < r.rows.size(); ++i) r.coef[i] = st.alpha[i] * st.y[i];
+  r.intercept = intercept_of(st, solved.shift, 0);
   r.gap = solved.run.gap;
   r.visits = solved.run.visits;
   r.evaluations = solved.evaluations;
   r.stopped = solved.run.stopped;
   r.kernel = solved.kernel;
   return r;
-}
-
-// The one-vs-one model's header and support vectors: the rows with a
-// non-zero coefficient in some pair, in row order.
-inline void fill_pairs_model(KernelModel& m, const Dataset& data, const EngineSettings& s, const std::vector<double>& coef) {
-  m.classes = data.classes;
-  m.dimension = data.dimension;
-  m.outputs = static_cast<int>(data.classes.size());
-  const std::size_t n = data.size(), P = m.columns();
-  m.lambda = s.lambda;
-  m.iterations = n;
-  m.batch_size = 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto first = coef.begin() + static_cast<std::ptrdiff_t>(i * P), last = first + static_cast<std::ptrdiff_t>(P);
-    if (std::all_of(first, last, [](double v) { return v == 0.0; })) continue;
-    const RowView x = data.row(i);
-    m.sv_indices.insert(m.sv_indices.end(), x.indices, x.indices + x.nnz);
-    m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
-    m.sv_ptr.push_back(m.sv_indices.size());
-    m.coefficients.insert(m.coefficients.end(), first, last);
-  }
-  m.prepare();
 }
 
 // One-vs-one (KernelSettings::one_vs_one): each pair of classes a < b solved
@@ -378,9 +366,7 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
       return go_on;
     });
   }, tbb::simple_partitioner());
-  KernelModel m;
-  m.intercept.assign(P, 0.0);
-  std::vector<double> coef(n * P, 0.0);
+  std::vector<double> coef(n * P, 0.0), intercept(P, 0.0);
   Gap total;
   std::uint64_t visits = 0, evaluations = 0;
   StopReason stopped = StopReason::kTolerance;
@@ -388,7 +374,7 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
   for (std::size_t p = 0; p < P; ++p) {  // in pair order: the same sums for any thread count
     const PairResult& r = results[p];
     for (std::size_t i = 0; i < r.rows.size(); ++i) coef[r.rows[i] * P + p] = r.coef[i];
-    m.intercept[p] = r.intercept;
+    intercept[p] = r.intercept;
     total.primal += r.weight * r.gap.primal;
     total.dual += r.weight * r.gap.dual;
     total.regularizer += r.weight * r.gap.regularizer;
@@ -397,11 +383,11 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
     passes = std::max(passes, static_cast<double>(r.visits) / static_cast<double>(r.rows.size()));
     if (r.stopped != StopReason::kTolerance && stopped == StopReason::kTolerance) stopped = r.stopped;
   }
-  m.kernel = results.back().kernel;
+  KernelModel m = assemble_model(data, results.back().kernel, s.lambda, coef, P);
   m.one_vs_one = true;
+  if (ks.unregularized_intercept || ks.intercept) m.intercept = std::move(intercept);
   m.intercept_regularized = !ks.unregularized_intercept;
-  if (!ks.unregularized_intercept && !ks.intercept) m.intercept.clear();
-  fill_pairs_model(m, data, s, coef);
+  m.prepare();
   fill_summary(m.training, data, s, total, visits, stopped, evaluations, m.num_support_vectors());
   m.training.epochs = passes;  // iterations stays the visits of all pairs
   return m;
