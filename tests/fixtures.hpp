@@ -106,6 +106,12 @@ inline reference::Problem to_problem(const pegasos::Dataset& ds, bool bias_featu
   return p;
 }
 
+// P*: the reference solver's optimum of the binary hinge problem at lambda.
+inline double reference_optimum(const pegasos::Dataset& ds, double lambda, bool bias_feature) {
+  const reference::Problem p = to_problem(ds, bias_feature);
+  return reference::primal(p, reference::solve(p, lambda), lambda);
+}
+
 // Transfer: the source model's score o_i = w_R·x_i on each row of ds, and its
 // mean hinge loss L_R there (labels: class 1 is +1).
 struct SourceScores {

@@ -64,7 +64,7 @@ pid_t spawn_pegasos(const std::vector<std::string>& args, const std::string& out
   return pid;
 }
 
-struct Run {
+struct SpawnedRun {
   int status = 0;          // raw wait status
   std::string out, err;
   long max_rss_kb = 0;     // peak resident memory of the child
@@ -76,8 +76,8 @@ struct Run {
   }
 };
 
-Run wait_run(pid_t pid, const std::string& out, const std::string& err) {
-  Run r;
+SpawnedRun wait_run(pid_t pid, const std::string& out, const std::string& err) {
+  SpawnedRun r;
   struct rusage usage{};
   while (::wait4(pid, &r.status, 0, &usage) < 0) {
     REQUIRE(errno == EINTR);
@@ -88,14 +88,14 @@ Run wait_run(pid_t pid, const std::string& out, const std::string& err) {
   return r;
 }
 
-Run run_pegasos(const TempDir& dir, const std::vector<std::string>& args) {
+SpawnedRun run_pegasos(const TempDir& dir, const std::vector<std::string>& args) {
   const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
   return wait_run(spawn_pegasos(args, out, err), out, err);
 }
 
 // A crash is a signal (SIGSEGV, SIGABRT from a sanitizer, ...) or a shell-style
 // exit code >= 128; exit code 1 is an internal error, never right for input.
-void check_no_crash(const Run& r) {
+void check_no_crash(const SpawnedRun& r) {
   INFO(r.describe() << "\nstderr: " << r.err.substr(0, 2000));
   REQUIRE(r.exited());
   CHECK(r.code() < 128);
@@ -154,7 +154,7 @@ TEST_CASE("bad inputs: every manifest case exits as listed, names the problem, n
     } else {
       FAIL("unknown command in manifest: " << command);
     }
-    const Run r = run_pegasos(dir, args);
+    const SpawnedRun r = run_pegasos(dir, args);
     INFO("case " << c["file"].get<std::string>() << " (" << c.value("why", "") << ")\npegasos " << join(args) << "\n"
                  << r.describe() << "\nstderr: " << r.err.substr(0, 2000));
     check_no_crash(r);
@@ -224,7 +224,7 @@ TEST_CASE("bad inputs: a line of hundreds of megabytes is read or rejected clean
       s += "\n";
       write_text(path, s);
     }
-    const Run r = run_pegasos(dir, {"predict", good_model, path});
+    const SpawnedRun r = run_pegasos(dir, {"predict", good_model, path});
     INFO(r.describe() << " " << r.err.substr(0, 500) << " features " << features);
     check_no_crash(r);
     CHECK(r.code() == 0);
@@ -238,7 +238,7 @@ TEST_CASE("bad inputs: a line of hundreds of megabytes is read or rejected clean
   SECTION("one huge value token: a short error naming line and column") {
     const std::string path = dir.file("token.svm");
     write_text(path, "1 1:" + std::string(bytes / 3, '7') + "\n-1 2:1\n");
-    const Run r = run_pegasos(dir, {"train", "-q", path, dir.file("m.json")});
+    const SpawnedRun r = run_pegasos(dir, {"train", "-q", path, dir.file("m.json")});
     check_no_crash(r);
     CHECK(r.code() == 2);
     CHECK_THAT(r.err, Contains("token.svm:1:5:") && Contains("out of range") && Contains("..."));
@@ -247,7 +247,7 @@ TEST_CASE("bad inputs: a line of hundreds of megabytes is read or rejected clean
   SECTION("one huge label token: rejected as too long") {
     const std::string path = dir.file("label.svm");
     write_text(path, std::string(bytes / 3, 'x') + " 1:1\n-1 2:1\n");
-    const Run r = run_pegasos(dir, {"train", "-q", path, dir.file("m.json")});
+    const SpawnedRun r = run_pegasos(dir, {"train", "-q", path, dir.file("m.json")});
     check_no_crash(r);
     CHECK(r.code() == 2);
     CHECK_THAT(r.err, Contains("label.svm:1:1:") && Contains("longer than 1024 bytes"));
@@ -280,7 +280,7 @@ TEST_CASE("bad inputs: extreme numbers train to a finite model or stop with a hi
                                                  std::string("projection=") + projection, "--set",
                                                  std::string("output=") + output, "--set", "epochs=10", "--set",
                                                  "bias=unregularized", data, model};
-          const Run r = run_pegasos(dir, args);
+          const SpawnedRun r = run_pegasos(dir, args);
           INFO("pegasos " << join(args) << "\n" << r.describe() << "\nstderr: " << r.err);
           check_no_crash(r);
           if (r.code() == 0) {
@@ -351,7 +351,7 @@ TEST_CASE("bad inputs: killing train while it writes never leaves a truncated mo
     return std::vector<std::string>{"train", "-q", "--set", "epochs=1", "--set", "seed=" + std::to_string(seed),
                                     "--set", "output=last", data, model};
   };
-  const Run first = run_pegasos(dir, train_args(1));
+  const SpawnedRun first = run_pegasos(dir, train_args(1));
   INFO(first.err);
   REQUIRE(first.code() == 0);
   const std::string old_text = read_text(model);
@@ -373,7 +373,7 @@ TEST_CASE("bad inputs: killing train while it writes never leaves a truncated mo
       writing = !dir.entries(prefix).empty();
     }
     ::kill(pid, term ? SIGTERM : SIGKILL);
-    const Run r = wait_run(pid, out, err);
+    const SpawnedRun r = wait_run(pid, out, err);
     caught_writing += writing;
     CAPTURE(attempt, term, at_write, writing, r.describe(), r.err);
     // Killed by our signal, or it had already finished.
@@ -435,7 +435,7 @@ TEST_CASE("bad inputs: --set values with invalid UTF-8 are ordinary errors", "[r
   const std::string data = (kCorpus / "data" / "good.svm").string();
   for (const std::string& set : {std::string("lambda=x\xff"), std::string("epochs=\xfe\xff"), std::string("objective=\xc3\x28"),
                                  std::string("projection=\xff")}) {
-    const Run r = run_pegasos(dir, {"train", "-q", "--set", set, data, dir.file("m.json")});
+    const SpawnedRun r = run_pegasos(dir, {"train", "-q", "--set", set, data, dir.file("m.json")});
     INFO(r.describe() << " " << r.err);
     check_no_crash(r);
     CHECK(r.code() == 2);
@@ -444,7 +444,7 @@ TEST_CASE("bad inputs: --set values with invalid UTF-8 are ordinary errors", "[r
   // Accepted strings end up in the model's settings: written with U+FFFD.
   const std::string csv = dir.file("d.csv");
   write_text(csv, "\xff,x\n1,2\n-1,3\n");
-  const Run r = run_pegasos(dir, {"train", "-q", "--set", "label_column=\xff", "--set", "epochs=1", csv, dir.file("m.json")});
+  const SpawnedRun r = run_pegasos(dir, {"train", "-q", "--set", "label_column=\xff", "--set", "epochs=1", csv, dir.file("m.json")});
   INFO(r.describe() << " " << r.err);
   check_no_crash(r);
   CHECK(r.code() == 0);

@@ -15,10 +15,7 @@ using namespace pegasos;
 
 namespace {
 
-double reference_optimum(const Dataset& ds, double lambda, bool bias_feature) {
-  const reference::Problem p = fixtures::to_problem(ds, bias_feature);
-  return reference::primal(p, reference::solve(p, lambda), lambda);
-}
+using fixtures::reference_optimum;
 
 EngineSettings settings(double lambda) {
   EngineSettings s;

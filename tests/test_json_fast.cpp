@@ -49,7 +49,7 @@ bool same(const json& a, const json& b) {
   }
 }
 
-std::optional<json> reference(const std::string& text) {
+std::optional<json> nlohmann_reference(const std::string& text) {
   try {
     return json::parse(text);
   } catch (const json::exception&) {
@@ -62,7 +62,7 @@ std::optional<json> reference(const std::string& text) {
 // a valid text is allowed, the caller then uses nlohmann: counted in
 // `declined`).
 void check_against_reference(const std::string& text, int& declined) {
-  const std::optional<json> want = reference(text);
+  const std::optional<json> want = nlohmann_reference(text);
   const std::optional<json> got = pegasos::json_fast::parse(text);
   INFO("text: " << text);
   if (!want) {
@@ -134,7 +134,7 @@ TEST_CASE("json_fast: hand-written valid documents give nlohmann's values", "[js
       R"({"z": 1, "a": 2, "m": {"y": [1.0, 2, -3]}})", "\xef\xbb\xbf{\"bom\": 1}"};
   int declined = 0;
   for (const std::string& d : docs) {
-    REQUIRE(reference(d).has_value());
+    REQUIRE(nlohmann_reference(d).has_value());
     check_against_reference(d, declined);
   }
   CHECK(declined == 0);
@@ -159,7 +159,7 @@ TEST_CASE("json_fast: what nlohmann refuses is declined", "[json_fast]") {
       std::string("\"a\0b\"", 5), std::string("[1,\0]", 5), std::string("\0", 1), "// c\n1", "[1,,2]"};
   for (const std::string& d : bad) {
     INFO("text: " << d);
-    REQUIRE_FALSE(reference(d).has_value());
+    REQUIRE_FALSE(nlohmann_reference(d).has_value());
     CHECK_FALSE(pegasos::json_fast::parse(d).has_value());
   }
 }
@@ -202,7 +202,7 @@ TEST_CASE("json_fast: random byte edits are accepted only where nlohmann accepts
           text.erase(at, 1);
       }
     }
-    if (reference(text)) ++accepted;
+    if (nlohmann_reference(text)) ++accepted;
     check_against_reference(text, declined);
   }
   CHECK(accepted > 300);  // the edits leave valid JSON often enough to compare values too

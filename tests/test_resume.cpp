@@ -268,7 +268,7 @@ TEST_CASE("journal: a second run into a folder that a run is writing to is refus
 // ---------------------------------------------------------------------------
 // The real binary, killed with SIGKILL mid-way and resumed.
 
-std::string q(const std::string& s) { return "'" + s + "'"; }
+using testutil::q;
 
 // Starts `pegasos run EXPERIMENT --output OUT` (stdout/stderr to files in `dir`); returns its pid.
 pid_t start_run(const TempDir& dir, const std::string& experiment, const std::string& out) {
