@@ -1,5 +1,6 @@
 #include "io/kernel_model_json.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -80,20 +81,94 @@ KernelParams kernel_params_from_model(const json& k, const std::string& name) {
   return p;
 }
 
+// The coefficient arrays, W of n_sv numbers, into `out` (n_sv × W, row-major).
+void read_columns(const json& j, const std::string& name, std::size_t n_sv, std::size_t W, const std::string& what,
+                  std::vector<double>& out) {
+  const json& coefficients = need(j, "coefficients", name);
+  if (!coefficients.is_array() || coefficients.size() != W) {
+    bad(name, "/coefficients", "expected " + std::to_string(W) + " arrays (" + what + ")");
+  }
+  out.assign(n_sv * W, 0.0);
+  for (std::size_t c = 0; c < W; ++c) {
+    const json& column = coefficients[c];
+    const std::string field = "/coefficients/" + std::to_string(c);
+    if (!column.is_array() || column.size() != n_sv) {
+      bad(name, field, "expected " + std::to_string(n_sv) + " numbers (one per support vector)");
+    }
+    for (std::size_t s = 0; s < n_sv; ++s) out[s * W + c] = finite_number(column[s], name, field + "/" + std::to_string(s));
+  }
+}
+
+// One-vs-one files of the first version stored a coefficient for every pair
+// (P = K(K−1)/2 arrays, zero outside a support vector's own pairs): each
+// support vector's class is the one its non-zero pairs share.
+void compact_dense_pairs(const std::vector<double>& dense, const std::string& name, KernelModel& m) {
+  const auto K = static_cast<std::size_t>(m.outputs);
+  const std::size_t P = m.columns(), W = K - 1, n_sv = m.num_support_vectors();
+  m.coefficients.assign(n_sv * W, 0.0);
+  for (std::size_t s = 0; s < n_sv; ++s) {
+    std::vector<int> hits(K, 0);
+    int nonzero = 0;
+    for (std::size_t a = 0, p = 0; a < K; ++a) {
+      for (std::size_t b = a + 1; b < K; ++b, ++p) {
+        if (dense[s * P + p] == 0.0) continue;
+        ++nonzero;
+        ++hits[a];
+        ++hits[b];
+      }
+    }
+    const auto c = static_cast<std::size_t>(std::max_element(hits.begin(), hits.end()) - hits.begin());
+    if (hits[c] != nonzero) {
+      bad(name, "/coefficients", "support vector " + std::to_string(s) + " has coefficients in pairs without a common class");
+    }
+    m.sv_class.push_back(static_cast<std::uint32_t>(c));
+    for (std::size_t j = 0; j < K; ++j) {
+      if (j != c) m.coefficients[s * W + ovo_slot(c, j)] = dense[s * P + ovo_pair_index(std::min(c, j), std::max(c, j), K)];
+    }
+  }
+}
+
+void read_coefficients(const json& j, const std::string& name, std::size_t n_sv, KernelModel& m) {
+  if (!m.one_vs_one) {
+    read_columns(j, name, n_sv, m.columns(), "one per output", m.coefficients);
+    return;
+  }
+  const auto K = static_cast<std::size_t>(m.outputs);
+  const auto it = j.find("support_vector_classes");
+  if (it == j.end()) {  // the first one-vs-one files: one array per pair
+    std::vector<double> dense;
+    read_columns(j, name, n_sv, m.columns(), "one per pair of classes", dense);
+    compact_dense_pairs(dense, name, m);
+    return;
+  }
+  if (!it->is_array() || it->size() != n_sv) {
+    bad(name, "/support_vector_classes", "expected " + std::to_string(n_sv) + " class indices (one per support vector)");
+  }
+  for (std::size_t s = 0; s < n_sv; ++s) {
+    const json& c = (*it)[s];
+    if (!c.is_number_unsigned() || c.get<std::uint64_t>() >= K) {
+      bad(name, "/support_vector_classes/" + std::to_string(s), "expected a class index below " + std::to_string(K));
+    }
+    m.sv_class.push_back(static_cast<std::uint32_t>(c.get<std::uint64_t>()));
+  }
+  read_columns(j, name, n_sv, K - 1, "K - 1 = " + std::to_string(K - 1) + ", one per other class", m.coefficients);
+}
+
 }  // namespace
 
 std::string kernel_model_to_json(const KernelModel& m) {
   const std::size_t n_sv = m.num_support_vectors();
-  const std::size_t K = m.columns();
-  if (m.coefficients.size() != n_sv * K) throw std::logic_error("kernel model: coefficients do not match support vectors");
+  const std::size_t K = m.columns(), W = m.coefficient_width();
+  if (m.coefficients.size() != n_sv * W) throw std::logic_error("kernel model: coefficients do not match support vectors");
+  if (m.one_vs_one && m.sv_class.size() != n_sv) throw std::logic_error("kernel model: support vector classes do not match");
   check_finite(m.lambda, "lambda");
   check_finite(m.kernel.gamma, "gamma");
   check_finite(m.kernel.coef0, "coef0");
   json coefficients = json::array();
-  for (std::size_t c = 0; c < K; ++c) {
+  for (std::size_t c = 0; c < W; ++c) {
     json column = json::array();
     for (std::size_t s = 0; s < n_sv; ++s) {
-      const double a = m.coefficients[s * K + c];
+      const double a = m.coefficients[s * W + c];
       check_finite(a, "coefficient");
       // Counts are integers: write them as such (shorter, and obviously exact).
       if (std::abs(a) < 9.0e15 && a == std::floor(a)) column.push_back(static_cast<std::int64_t>(a));
@@ -131,7 +206,10 @@ std::string kernel_model_to_json(const KernelModel& m) {
             {"training", std::move(training)},
             {"support_vectors", std::move(rows)},
             {"coefficients", std::move(coefficients)}};
-  if (m.one_vs_one) j["multiclass"] = "ovo";  // only then: older files stay as they were
+  if (m.one_vs_one) {  // only then: older files stay as they were
+    j["multiclass"] = "ovo";
+    j["support_vector_classes"] = m.sv_class;
+  }
   if (!m.intercept.empty()) {  // only models trained with one: older files stay as they were
     if (m.intercept.size() != K) throw std::logic_error("kernel model: one intercept per column expected");
     for (const double b : m.intercept) check_finite(b, "intercept");
@@ -198,21 +276,7 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
     parse_row(rows[s].get_ref<const std::string&>(), m.dimension, name, field, m.sv_indices, m.sv_values);
     m.sv_ptr.push_back(m.sv_indices.size());
   }
-  const json& coefficients = need(j, "coefficients", name);
-  if (!coefficients.is_array() || coefficients.size() != K) {
-    bad(name, "/coefficients", "expected " + std::to_string(K) + (m.one_vs_one ? " arrays (one per pair of classes)" : " arrays (one per output)"));
-  }
-  m.coefficients.assign(n_sv * K, 0.0);
-  for (std::size_t c = 0; c < K; ++c) {
-    const json& column = coefficients[c];
-    const std::string field = "/coefficients/" + std::to_string(c);
-    if (!column.is_array() || column.size() != n_sv) {
-      bad(name, field, "expected " + std::to_string(n_sv) + " numbers (one per support vector)");
-    }
-    for (std::size_t s = 0; s < n_sv; ++s) {
-      m.coefficients[s * K + c] = finite_number(column[s], name, field + "/" + std::to_string(s));
-    }
-  }
+  read_coefficients(j, name, n_sv, m);
   if (auto it = j.find("intercept"); it != j.end()) {  // absent in models without one
     if (!it->is_array() || it->size() != K) bad(name, "/intercept", "expected " + std::to_string(K) + " numbers (one per output or pair)");
     for (std::size_t c = 0; c < K; ++c) m.intercept.push_back(finite_number((*it)[c], name, "/intercept/" + std::to_string(c)));

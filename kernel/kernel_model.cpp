@@ -6,6 +6,9 @@ namespace pegasos {
 
 void KernelModel::prepare() {
   const std::size_t m = num_support_vectors();
+  if (one_vs_one && (sv_class.size() != m || coefficients.size() != m * coefficient_width())) {
+    throw std::logic_error("kernel model: one-vs-one support vector classes or coefficients do not match");
+  }
   sv_sq_norms.assign(m, 0.0);
   if (kernel.type != KernelType::kRbf) return;
   for (std::size_t s = 0; s < m; ++s) sv_sq_norms[s] = row_squared_norm(support_vector(s));
@@ -25,8 +28,51 @@ void KernelModel::raw_scores(const RowView& x, double* out) const {
     }
     q.dense = dense.data();
   }
-  expansion_scores(kernel, m, [this](std::size_t s) { return support_vector(s); }, sv_sq_norms.data(),
-                   sv_values.size(), coefficients.data(), K, std::span<const KernelQuery>(&q, 1), out);
+  if (!one_vs_one) {
+    expansion_scores(kernel, m, [this](std::size_t s) { return support_vector(s); }, sv_sq_norms.data(),
+                     sv_values.size(), coefficients.data(), K, std::span<const KernelQuery>(&q, 1), out);
+    return;
+  }
+  std::vector<double> kv(m);
+  kernel_values(m, std::span<const KernelQuery>(&q, 1), kv.data());
+  ovo_combine(kv.data(), out);
+}
+
+// kv[q·m + s] = k(sv_s, query_q); parallel over blocks of support vectors
+// when there is enough work (each value is computed alone: the same bits).
+void KernelModel::kernel_values(std::size_t m, std::span<const KernelQuery> queries, double* kv) const {
+  const std::size_t Q = queries.size(), blocks = (m + kExpansionBlock - 1) / kExpansionBlock;
+  auto run_block = [&](std::size_t b) {
+    const std::size_t end = std::min(m, (b + 1) * kExpansionBlock);
+    for (std::size_t s = b * kExpansionBlock; s < end; ++s) {
+      const RowView x = support_vector(s);
+      for (std::size_t q = 0; q < Q; ++q) kv[q * m + s] = query_kernel(kernel, x, sv_sq_norms[s], queries[q]);
+    }
+  };
+  if (blocks > 1 && (m * Q > kParallelKernelEvaluations || sv_values.size() * Q > kParallelMultiplyAdds)) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t b = r.begin(); b != r.end(); ++b) run_block(b);
+    });
+  } else {
+    for (std::size_t b = 0; b < blocks; ++b) run_block(b);
+  }
+}
+
+void KernelModel::ovo_combine(const double* kv, double* out) const {
+  const auto K = static_cast<std::size_t>(outputs);
+  const std::size_t W = K - 1, m = num_support_vectors();
+  std::vector<std::size_t> pair_of(K * W);  // pair_of[c·W + t]: the pair of slot t of class c
+  for (std::size_t c = 0; c < K; ++c) {
+    for (std::size_t j = 0; j < K; ++j) {
+      if (j != c) pair_of[c * W + ovo_slot(c, j)] = ovo_pair_index(std::min(c, j), std::max(c, j), K);
+    }
+  }
+  std::fill(out, out + columns(), 0.0);
+  for (std::size_t s = 0; s < m; ++s) {
+    const double* a = &coefficients[s * W];
+    const std::size_t* pairs = &pair_of[sv_class[s] * W];
+    for (std::size_t t = 0; t < W; ++t) out[pairs[t]] += a[t] * kv[s];
+  }
 }
 
 template <class RowOf>
@@ -42,6 +88,7 @@ void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
     std::vector<double> dense(scatter ? kRowsPerChunk * static_cast<std::size_t>(dimension) : 0, 0.0);
     std::vector<KernelQuery> queries;
+    std::vector<double> kv;
     for (std::size_t c = r.begin(); c != r.end(); ++c) {
       const std::size_t first = c * kRowsPerChunk, last = std::min(count, first + kRowsPerChunk);
       queries.clear();
@@ -57,8 +104,17 @@ void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out
         }
         queries.push_back(q);
       }
-      expansion_scores(kernel, m, [this](std::size_t s) { return support_vector(s); }, sv_sq_norms.data(),
-                       sv_values.size(), coefficients.data(), K, std::span<const KernelQuery>(queries), &out[first * K]);
+      if (one_vs_one) {  // within a chunk: serial (the chunks run in parallel)
+        kv.resize(queries.size() * m);
+        for (std::size_t s = 0; s < m; ++s) {
+          const RowView x = support_vector(s);
+          for (std::size_t q = 0; q < queries.size(); ++q) kv[q * m + s] = query_kernel(kernel, x, sv_sq_norms[s], queries[q]);
+        }
+        for (std::size_t q = 0; q < queries.size(); ++q) ovo_combine(&kv[q * m], &out[(first + q) * K]);
+      } else {
+        expansion_scores(kernel, m, [this](std::size_t s) { return support_vector(s); }, sv_sq_norms.data(),
+                         sv_values.size(), coefficients.data(), K, std::span<const KernelQuery>(queries), &out[first * K]);
+      }
       if (scatter) {
         for (std::size_t i = first; i < last; ++i) {
           const RowView& x = queries[i - first].row;
@@ -109,12 +165,22 @@ void KernelModel::scores(const RowView& x, double* out) const {
 double KernelModel::regularizer() const {
   // ‖w_c‖² = scale² Σ_s a_sc (Σ_s' a_s'c k(sv_s', sv_s)): the raw scores of the
   // support vectors themselves, summed in support-vector order.
+  // One-vs-one: a support vector's K − 1 coefficients meet its pairs' sums.
   const std::size_t m = num_support_vectors();
-  const std::size_t K = columns();
+  const std::size_t K = columns(), W = coefficient_width();
   std::vector<double> raw(m * K);
   raw_scores_of(m, [this](std::size_t s) { return support_vector(s); }, raw.data());
   double sq = 0.0;
-  for (std::size_t i = 0; i < m * K; ++i) sq += coefficients[i] * raw[i];
+  for (std::size_t s = 0; s < m; ++s) {
+    for (std::size_t t = 0; t < W; ++t) {
+      std::size_t col = t;
+      if (one_vs_one) {
+        const std::size_t c = sv_class[s], j = t < c ? t : t + 1;
+        col = ovo_pair_index(std::min(c, j), std::max(c, j), static_cast<std::size_t>(outputs));
+      }
+      sq += coefficients[s * W + t] * raw[s * K + col];
+    }
+  }
   const double scale = decision_scale();
   double b2 = 0.0;
   if (intercept_regularized) {

@@ -19,8 +19,11 @@
 //     "coefficients": [[a_1c, ..., a_mc] for each output c],
 //     "intercept": [b_1, ..., b_K],                  only when trained with one
 //     "intercept_regularized": false,                only for `bias: unregularized`
-//     "multiclass": "ovo",                            only for one-vs-one: coefficients and
-//                                                    intercept then per pair of classes
+//     "multiclass": "ovo",                            only for one-vs-one: the intercept is then
+//                                                    per pair of classes, the coefficients K − 1
+//                                                    arrays (slot t of each support vector, see
+//                                                    KernelModel::sv_class) and
+//     "support_vector_classes": [c_1, ..., c_m],      each support vector's class (index in classes)
 //     "settings": {...}, "data": {...}, "training": {...} }
 // Writing then reading a model is exact (values are float32 written with
 // std::to_chars, coefficients and parameters doubles written round-trip).
@@ -175,6 +178,15 @@ struct KernelModel : ModelHeader {
     const auto K = static_cast<std::size_t>(outputs);
     return one_vs_one ? K * (K - 1) / 2 : K;
   }
+  // One-vs-one stores LIBSVM's layout: a support vector of class c takes part
+  // only in the K − 1 pairs with c, so it has K − 1 coefficients
+  // (coefficients[s·coefficient_width() + t], t = ovo_slot(c, j) for the
+  // other class j) and sv_class[s] = c. Otherwise sv_class is empty and each
+  // support vector has one coefficient per output.
+  std::vector<std::uint32_t> sv_class;
+  std::size_t coefficient_width() const {
+    return one_vs_one ? static_cast<std::size_t>(outputs) - 1 : columns();
+  }
   // settings (the training configuration), data (reader settings: format,
   // label_column, normalize) and training (iterations, support vectors,
   // evictions, kernel evaluations, objective, regularizer).
@@ -216,10 +228,23 @@ struct KernelModel : ModelHeader {
   std::vector<double> sv_sq_norms;  // derived, see prepare()
 
  private:
-  // Unscaled scores of rows row(0..count) into out (count × outputs).
+  // Unscaled scores of rows row(0..count) into out (count × columns()).
   template <class RowOf>
   void raw_scores_of(std::size_t count, const RowOf& row, double* out) const;
+  // One-vs-one: the pairs' unscaled sums from the kernel values kv[s] of one
+  // query against every support vector, in support-vector order.
+  void ovo_combine(const double* kv, double* out) const;
+  // kv[q·m + s] = k(sv_s, query_q) for the m support vectors.
+  void kernel_values(std::size_t m, std::span<const KernelQuery> queries, double* kv) const;
 };
+
+// One-vs-one: the index of the pair of classes a < b among K (pairs in the
+// order (0,1), (0,2), …, (0,K−1), (1,2), …), and the slot of the pair (c, j)
+// among a class-c support vector's K − 1 coefficients (LIBSVM's order).
+inline std::size_t ovo_pair_index(std::size_t a, std::size_t b, std::size_t K) {
+  return a * (2 * K - a - 1) / 2 + (b - a - 1);
+}
+inline std::size_t ovo_slot(std::size_t c, std::size_t j) { return j < c ? j : j - 1; }
 
 // One-vs-one class scores from the K(K−1)/2 pairs' decision values f (in
 // KernelModel::one_vs_one's order): out[c] = the votes for c plus a

@@ -111,11 +111,12 @@ inline bool step(DualState& st, RowCache& cache, std::size_t i, std::vector<doub
 }
 
 // A kernel model from its coefficients a_ij = α y (n rows × `columns`,
-// row-major: one column per output, or per pair of classes for one-vs-one):
-// the support vectors are the rows with a non-zero coefficient, in row
-// order, at scale 1/(λn).
+// row-major: one column per output, or K − 1 slots for one-vs-one): the
+// support vectors are the rows with a non-zero coefficient, in row order, at
+// scale 1/(λn); `kept` (if given) receives their row numbers.
 inline KernelModel assemble_model(const Dataset& data, const KernelParams& kernel, double lambda,
-                                  const std::vector<double>& coef, std::size_t columns) {
+                                  const std::vector<double>& coef, std::size_t columns,
+                                  std::vector<std::size_t>* kept = nullptr) {
   KernelModel m;
   m.classes = data.classes;
   m.dimension = data.dimension;
@@ -133,6 +134,7 @@ inline KernelModel assemble_model(const Dataset& data, const KernelParams& kerne
     m.sv_values.insert(m.sv_values.end(), x.values, x.values + x.nnz);
     m.sv_ptr.push_back(m.sv_indices.size());
     m.coefficients.insert(m.coefficients.end(), first, last);
+    if (kept) kept->push_back(i);
   }
   return m;
 }
@@ -366,14 +368,19 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
       return go_on;
     });
   }, tbb::simple_partitioner());
-  std::vector<double> coef(n * P, 0.0), intercept(P, 0.0);
+  std::vector<double> coef(n * (K - 1), 0.0), intercept(P, 0.0);  // LIBSVM's layout, see KernelModel::sv_class
   Gap total;
   std::uint64_t visits = 0, evaluations = 0;
   StopReason stopped = StopReason::kTolerance;
   double passes = 0.0;  // the most of any pair (each row is in K − 1 pairs)
   for (std::size_t p = 0; p < P; ++p) {  // in pair order: the same sums for any thread count
     const PairResult& r = results[p];
-    for (std::size_t i = 0; i < r.rows.size(); ++i) coef[r.rows[i] * P + p] = r.coef[i];
+    const auto [a, b] = pairs[p];
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+      const std::size_t row = r.rows[i];
+      const auto c = static_cast<std::size_t>(data.labels[row]);
+      coef[row * (K - 1) + ovo_slot(c, static_cast<std::size_t>(c == static_cast<std::size_t>(a) ? b : a))] = r.coef[i];
+    }
     intercept[p] = r.intercept;
     total.primal += r.weight * r.gap.primal;
     total.dual += r.weight * r.gap.dual;
@@ -383,8 +390,10 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
     passes = std::max(passes, static_cast<double>(r.visits) / static_cast<double>(r.rows.size()));
     if (r.stopped != StopReason::kTolerance && stopped == StopReason::kTolerance) stopped = r.stopped;
   }
-  KernelModel m = assemble_model(data, results.back().kernel, s.lambda, coef, P);
+  std::vector<std::size_t> kept;
+  KernelModel m = assemble_model(data, results.back().kernel, s.lambda, coef, K - 1, &kept);
   m.one_vs_one = true;
+  for (const std::size_t i : kept) m.sv_class.push_back(static_cast<std::uint32_t>(data.labels[i]));
   if (ks.unregularized_intercept || ks.intercept) m.intercept = std::move(intercept);
   m.intercept_regularized = !ks.unregularized_intercept;
   m.prepare();

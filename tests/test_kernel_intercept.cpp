@@ -226,3 +226,69 @@ TEST_CASE("kernel one-vs-one: each pair is the binary problem on its two classes
                                                       votes.begin() + static_cast<std::ptrdiff_t>(i * 4 + 4)));
   }
 }
+
+TEST_CASE("kernel one-vs-one files: K - 1 coefficients per support vector, the first format still read, bad classes refused",
+          "[kernel][io]") {
+  const Dataset multi = fixtures::blobs(150, 3, 5, 31, 0.9);
+  KernelSettings ks = unregularized(0.5);
+  ks.one_vs_one = true;
+  const KernelModel m = train_kernel_sdca(multi, ks, settings(3e-3, 1e-4));
+  const std::size_t K = 5, P = 10, n_sv = m.num_support_vectors();
+  REQUIRE(m.sv_class.size() == n_sv);
+  const nlohmann::json j = nlohmann::json::parse(kernel_model_to_json(m));
+  REQUIRE(j["coefficients"].size() == K - 1);
+  // Every support vector is a training row of its recorded class.
+  for (std::size_t s = 0; s < n_sv; ++s) {
+    const RowView sv = m.support_vector(s);
+    bool found = false;
+    for (std::size_t i = 0; i < multi.size() && !found; ++i) {
+      const RowView x = multi.row(i);
+      found = x.nnz == sv.nnz && std::equal(x.values, x.values + x.nnz, sv.values) &&
+              static_cast<std::uint32_t>(multi.labels[i]) == m.sv_class[s];
+    }
+    CHECK(found);
+  }
+  // The first one-vs-one files: one array per pair, zero outside a support
+  // vector's pairs. Written here by hand from the compact layout.
+  nlohmann::json legacy = j;
+  legacy.erase("support_vector_classes");
+  legacy["coefficients"] = nlohmann::json::array();
+  for (std::size_t a = 0; a < K; ++a) {
+    for (std::size_t b = a + 1; b < K; ++b) {
+      nlohmann::json column = nlohmann::json::array();
+      for (std::size_t s = 0; s < n_sv; ++s) {
+        const std::size_t c = m.sv_class[s];
+        column.push_back(c == a || c == b ? j["coefficients"][ovo_slot(c, c == a ? b : a)][s] : nlohmann::json(0));
+      }
+      legacy["coefficients"].push_back(column);
+    }
+  }
+  REQUIRE(legacy["coefficients"].size() == P);
+  const KernelModel old = kernel_model_from_json(legacy.dump(), "old.json");
+  CHECK(old.scores(multi) == m.scores(multi));
+  CHECK(old.regularizer() == Approx(m.regularizer()).epsilon(1e-12));
+  CHECK(old.regularizer() == Approx(*m.training.regularizer).epsilon(1e-9));
+  auto expect_error = [](const nlohmann::json& bad, const std::string& field) {
+    try {
+      kernel_model_from_json(bad.dump(), "bad.json");
+      FAIL("accepted a model with a bad " << field);
+    } catch (const InputError& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find("bad.json: " + field) == 0);
+    }
+  };
+  nlohmann::json bad = j;
+  bad["support_vector_classes"][0] = K;
+  expect_error(bad, "/support_vector_classes/0");
+  bad["support_vector_classes"] = {0, 1};
+  expect_error(bad, "/support_vector_classes");
+  bad = j;
+  bad["coefficients"].erase(0);
+  expect_error(bad, "/coefficients");
+  // A legacy support vector in pairs (0,1) and (2,3) belongs to no single class.
+  bad = legacy;
+  for (std::size_t p = 0; p < P; ++p) bad["coefficients"][p][0] = 0;
+  bad["coefficients"][0][0] = 1.0;
+  bad["coefficients"][7][0] = 1.0;  // pair (2,3)
+  expect_error(bad, "/coefficients");
+}
