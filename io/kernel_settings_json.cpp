@@ -85,6 +85,18 @@ KernelSettings kernel_settings_from_json(const json& config, const std::string& 
     if (b < 0) fail(origin, "max_support_vectors", "must be >= 0 (0 = no budget)");
     s.max_support_vectors = static_cast<std::uint64_t>(b);
   }
+  // A full budget merges (RBF's default) or removes; the choice needs a budget.
+  s.merge_budget = s.max_support_vectors > 0 && s.kernel.type == KernelType::kRbf;
+  if (auto it = config.find("budget_maintenance"); it != config.end() && !it->is_null()) {
+    if (!it->is_string() || (*it != "merge" && *it != "remove")) {
+      fail(origin, "budget_maintenance", "expected \"merge\" or \"remove\", found " + it->dump());
+    }
+    if (s.max_support_vectors == 0) fail(origin, "budget_maintenance", "only used with a budget (max_support_vectors > 0)");
+    s.merge_budget = *it == "merge";
+    if (s.merge_budget && s.kernel.type != KernelType::kRbf) {
+      fail(origin, "budget_maintenance", "merge needs the rbf kernel (kernel is " + to_string(s.kernel.type) + "); use remove");
+    }
+  }
   if (auto it = config.find("kernel_cache_mb"); it != config.end() && !it->is_null()) {
     s.cache_megabytes = finite(*it, origin, "kernel_cache_mb");
     if (s.cache_megabytes < 0) fail(origin, "kernel_cache_mb", "must be >= 0 (0 = no kernel cache)");
@@ -95,7 +107,9 @@ KernelSettings kernel_settings_from_json(const json& config, const std::string& 
 json kernel_settings_to_json(const KernelSettings& s) {
   json k = kernel_params_to_json(s.kernel);
   if (s.kernel.gamma == 0.0) k["gamma"] = "auto";
-  return {{"kernel", k}, {"max_support_vectors", s.max_support_vectors}, {"kernel_cache_mb", s.cache_megabytes}};
+  json j = {{"kernel", k}, {"max_support_vectors", s.max_support_vectors}, {"kernel_cache_mb", s.cache_megabytes}};
+  if (s.max_support_vectors > 0) j["budget_maintenance"] = s.merge_budget ? "merge" : "remove";  // only then: older files stay
+  return j;
 }
 
 }  // namespace pegasos

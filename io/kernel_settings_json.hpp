@@ -11,12 +11,13 @@
 
 namespace pegasos {
 
-// Config keys "kernel", "max_support_vectors" and "kernel_cache_mb" of a
+// Config keys "kernel", "max_support_vectors", "budget_maintenance" and "kernel_cache_mb" of a
 // merged configuration object (other keys are ignored here; absent or null
 // keys take their defaults).
 //   "kernel": {"type": "linear" | "polynomial" | "rbf", "gamma": number > 0 or
 //              "auto", "degree": 1..100, "coef0": number}   (or just "rbf")
 //   "max_support_vectors": integer ≥ 0 (0 = no budget)
+//   "budget_maintenance": "merge" (the RBF kernel's default) | "remove"; only with a budget
 //   "kernel_cache_mb": number ≥ 0 (a run setting: the model does not depend on it)
 // Throws ConfigError "origin: kernel/gamma: must be > 0" etc. `ignored`
 // (optional) receives notes about parameters the chosen kernel ignores.

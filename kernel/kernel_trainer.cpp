@@ -8,101 +8,15 @@
 
 #include "core/errors.hpp"
 #include "core/random.hpp"
+#include "kernel/budget_merge.hpp"
+#include "kernel/support_set.hpp"
 #include "objectives/kernel_hinge.hpp"
 
 namespace pegasos {
 namespace {
 
-constexpr std::size_t kNoSlot = std::numeric_limits<std::size_t>::max();
-
-// The support set: rows in order of entry, coefficients a_jc row-major, and
-// a contiguous copy of the rows (CSR in slot order), so that the scan over
-// the support vectors at every step reads memory sequentially (hardware
-// prefetch) instead of jumping around the training set.
-class SupportSet {
- public:
-  SupportSet(const Dataset& data, std::size_t K) : data_(data), K_(K), slot_(data.size(), kNoSlot) {}
-
-  std::size_t size() const { return rows_.size(); }
-  std::size_t row(std::size_t s) const { return rows_[s]; }
-  RowView sv(std::size_t s) const {
-    const std::uint64_t begin = ptr_[s];
-    return RowView{values_.data() + begin, indices_.data() + begin, static_cast<std::uint32_t>(ptr_[s + 1] - begin), -1, s};
-  }
-  const double* coefficients() const { return coef_.data(); }
-  const double* squared_norms() const { return sq_.data(); }
-  std::uint64_t nnz() const { return ptr_.back(); }
-  std::uint64_t removals() const { return removals_; }
-  std::size_t slot(std::size_t row) const { return slot_[row]; }
-
-  // Add `delta` (K values) to row's coefficients, entering it if needed
-  // (sq_norm: its ‖x‖², kept per slot for the RBF).
-  void add(std::size_t row, const double* delta, double sq_norm) {
-    std::size_t s = slot_[row];
-    if (s == kNoSlot) {
-      s = rows_.size();
-      rows_.push_back(row);
-      sq_.push_back(sq_norm);
-      const RowView x = data_.row(row);
-      indices_.insert(indices_.end(), x.indices, x.indices + x.nnz);
-      values_.insert(values_.end(), x.values, x.values + x.nnz);
-      ptr_.push_back(indices_.size());
-      coef_.resize(coef_.size() + K_, 0.0);
-      slot_[row] = s;
-    }
-    double* a = &coef_[s * K_];
-    bool nonzero = false;
-    for (std::size_t c = 0; c < K_; ++c) {
-      a[c] += delta[c];
-      nonzero = nonzero || a[c] != 0.0;
-    }
-    if (!nonzero) remove(s);  // S holds exactly the rows with a non-zero count
-  }
-
-  // The support vector with the smallest Σ_c |a_sc|; ties go to the oldest
-  // (the list is in order of entry, so the first minimum).
-  std::size_t weakest() const {
-    std::size_t best = 0;
-    double best_mass = std::numeric_limits<double>::infinity();
-    for (std::size_t s = 0; s < rows_.size(); ++s) {
-      double mass = 0.0;
-      for (std::size_t c = 0; c < K_; ++c) mass += std::abs(coef_[s * K_ + c]);
-      if (mass < best_mass) {
-        best_mass = mass;
-        best = s;
-      }
-    }
-    return best;
-  }
-
-  // Remove slot s, keeping the order of the others. O(|S| · K + nnz of S).
-  void remove(std::size_t s) {
-    ++removals_;
-    slot_[rows_[s]] = kNoSlot;
-    auto at = [](auto& v, std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
-    const std::uint64_t begin = ptr_[s], end = ptr_[s + 1];
-    indices_.erase(at(indices_, begin), at(indices_, end));
-    values_.erase(at(values_, begin), at(values_, end));
-    ptr_.erase(at(ptr_, s + 1));
-    for (std::size_t i = s + 1; i < ptr_.size(); ++i) ptr_[i] -= end - begin;
-    rows_.erase(at(rows_, s));
-    sq_.erase(at(sq_, s));
-    coef_.erase(at(coef_, s * K_), at(coef_, (s + 1) * K_));
-    for (std::size_t i = s; i < rows_.size(); ++i) slot_[rows_[i]] = i;
-  }
-
- private:
-  const Dataset& data_;
-  std::size_t K_;
-  std::vector<std::size_t> rows_;
-  std::vector<double> coef_;
-  std::vector<double> sq_;
-  std::vector<std::uint64_t> ptr_{0};
-  std::vector<std::uint32_t> indices_;
-  std::vector<float> values_;
-  std::uint64_t removals_ = 0;
-  std::vector<std::size_t> slot_;  // per training row: its index in rows_, or kNoSlot
-};
+using kernel_pegasos_detail::kNoSlot;
+using kernel_pegasos_detail::SupportSet;
 
 // Kernel rows of training examples against the support set: row j holds
 // k(x_s, x_j) for the first length(j) support vectors. The support list only
@@ -168,6 +82,7 @@ struct KernelProblem {
   std::vector<double> sq;
   bool scatter;
   bool intercept = false;  // k + 1: raw_c gains Σ_s a_sc
+  bool merge = false;      // a full budget merges (RBF), else removes
 };
 
 // Σ_s a_sc per output (the constant part of k + 1), in support-set order.
@@ -249,6 +164,7 @@ struct KernelBatch {
   std::vector<double> raw, scores, coeff;
   std::vector<char> active;
   std::vector<double> delta;
+  std::vector<double> dense, kv, merged;  // merge_weakest's work space
 };
 
 // Scores of the batch with the current counts (all judged with the same α),
@@ -273,8 +189,64 @@ void score_batch(const KernelProblem& p, const KernelHinge& objective, const Sup
   }
 }
 
+// Budget merging (kernel/budget_merge.hpp): the weakest support vector m and
+// the partner of its class whose merge loses least become one point. Kernel
+// values k(x_m, x_n) for every n (parallel over blocks when there is enough
+// work; each value computed alone, so the same bits for any thread count).
+// Without a partner of its class, m is removed.
+void merge_weakest(const KernelProblem& p, SupportSet& S, KernelBatch& b) {
+  const std::size_t m = S.weakest(), K = p.K, size = S.size();
+  const RowView xm = S.sv(m);
+  KernelQuery q{xm, nullptr, S.squared_norms()[m]};
+  if (p.scatter) {
+    b.dense.resize(p.data.dimension, 0.0);
+    for (std::uint32_t i = 0; i < xm.nnz; ++i) b.dense[xm.indices[i]] = xm.values[i];
+    q.dense = b.dense.data();
+  }
+  b.kv.assign(size, 0.0);
+  auto run_block = [&](std::size_t blk) {
+    for (std::size_t n = blk * kExpansionBlock; n < std::min(size, (blk + 1) * kExpansionBlock); ++n) {
+      if (n != m && S.label(n) == S.label(m)) b.kv[n] = query_kernel(p.kernel, S.sv(n), S.squared_norms()[n], q);
+    }
+  };
+  const std::size_t blocks = (size + kExpansionBlock - 1) / kExpansionBlock;
+  if (blocks > 1 && (size > kParallelKernelEvaluations || S.nnz() > kParallelMultiplyAdds)) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t blk = r.begin(); blk != r.end(); ++blk) run_block(blk);
+    });
+  } else {
+    for (std::size_t blk = 0; blk < blocks; ++blk) run_block(blk);
+  }
+  if (p.scatter) {
+    for (std::uint32_t i = 0; i < xm.nnz; ++i) b.dense[xm.indices[i]] = 0.0;
+  }
+  const double* am = &S.coefficients()[m * K];
+  std::size_t partner = kNoSlot;
+  double least = std::numeric_limits<double>::infinity();
+  for (std::size_t n = 0; n < size; ++n) {
+    if (n == m || S.label(n) != S.label(m)) continue;
+    const double* an = &S.coefficients()[n * K];
+    const double e = budget_merge::degradation(am, an, K, b.kv[n], budget_merge::screening_h(am, an, K));
+    if (e < least) {
+      least = e;
+      partner = n;
+    }
+  }
+  if (partner == kNoSlot) {
+    S.remove(m);
+    return;
+  }
+  const double* an = &S.coefficients()[partner * K];
+  const double kmn = b.kv[partner], h = budget_merge::best_h(am, an, K, kmn);
+  const double km = std::pow(kmn, (1.0 - h) * (1.0 - h)), kn = std::pow(kmn, h * h);
+  b.merged.resize(K);
+  for (std::size_t c = 0; c < K; ++c) b.merged[c] = am[c] * km + an[c] * kn;
+  S.merge(m, partner, h, b.merged.data());
+}
+
 // Count the violators: a_jc += −∂ℓ/∂s_c (= y_jc for the hinge); a new support
-// vector beyond the budget first evicts the weakest. Returns the evictions.
+// vector beyond the budget first evicts the weakest (or merges it, p.merge).
+// Returns the evictions.
 std::uint64_t count_violators(const KernelProblem& p, std::size_t budget, KernelBatch& b, SupportSet& S,
                               KernelCache& cache) {
   std::uint64_t evictions = 0;
@@ -282,7 +254,11 @@ std::uint64_t count_violators(const KernelProblem& p, std::size_t budget, Kernel
     if (!b.active[a]) continue;
     const std::size_t j = b.rows[a];
     if (S.slot(j) == kNoSlot && S.size() >= budget) {
-      S.remove(S.weakest());
+      if (p.merge) {
+        merge_weakest(p, S, b);
+      } else {
+        S.remove(S.weakest());
+      }
       ++evictions;
     }
     for (std::size_t c = 0; c < p.K; ++c) b.delta[c] = -b.coeff[a * p.K + c];
@@ -364,13 +340,18 @@ void record_objective(const KernelProblem& p, const KernelHinge& objective, cons
   const std::size_t n = p.data.size(), K = p.K;
   const std::vector<double> rows_raw = training_expansions(p, S, cache);
   const double final_scale = m.decision_scale();
-  double sq_norm = 0.0;
-  for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
-    for (std::size_t c = 0; c < K; ++c) sq_norm += m.coefficients[s_i * K + c] * rows_raw[S.row(s_i) * K + c];
+  double regularizer = 0.0;
+  if (S.has_merged()) {  // merged points are not training rows: the Gram sum over S
+    regularizer = m.regularizer();
+  } else {
+    double sq_norm = 0.0;
+    for (std::size_t s_i = 0; s_i < S.size(); ++s_i) {
+      for (std::size_t c = 0; c < K; ++c) sq_norm += m.coefficients[s_i * K + c] * rows_raw[S.row(s_i) * K + c];
+    }
+    double b2 = 0.0;
+    for (const double b : m.intercept) b2 += b * b;
+    regularizer = lambda / 2 * (final_scale * final_scale * sq_norm + b2);
   }
-  double b2 = 0.0;
-  for (const double b : m.intercept) b2 += b * b;
-  const double regularizer = lambda / 2 * (final_scale * final_scale * sq_norm + b2);
   double loss = 0.0;
   std::vector<double> sc(K);
   for (std::size_t i = 0; i < n; ++i) {
@@ -411,7 +392,11 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const En
   if (T == 0) T = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(epochs * static_cast<double>(n) / static_cast<double>(k))));
 
   // ‖x_i‖² of every training row (RBF); computed once.
-  KernelProblem problem{data, kernel, K, std::vector<double>(n, 0.0), dim <= kDenseQueryMaxDimension, ks.intercept};
+  KernelProblem problem{data, kernel, K, std::vector<double>(n, 0.0), dim <= kDenseQueryMaxDimension, ks.intercept,
+                        ks.merge_budget};
+  if (ks.merge_budget && kernel.type != KernelType::kRbf) {
+    throw std::invalid_argument("train_kernel: budget merging needs the RBF kernel");
+  }
   if (kernel.type == KernelType::kRbf) {
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { problem.sq[i] = row_squared_norm(data.row(i)); });
   }
