@@ -1,7 +1,10 @@
 // Independent pieces for testing kernel solvers: dense copies of the rows,
 // the kernel written out from its definition (not objectives/kernels.hpp),
-// and a binary model file's objective computed by hand from them.
+// and a binary model file's objective computed by hand from them; the check
+// that a corrupt model file is refused naming its field.
 #pragma once
+
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -13,6 +16,7 @@
 
 #include "core/dataset.hpp"
 #include "core/engine.hpp"
+#include "core/errors.hpp"
 #include "io/kernel_model_json.hpp"
 #include "kernel/kernel_trainer.hpp"
 #include "objectives/kernels.hpp"
@@ -86,6 +90,17 @@ inline double objective_from_file(const std::string& json, const Dataset& ds, do
     loss += std::max(0.0, 1.0 - label_sign(ds, i) * f);
   }
   return lambda / 2 * wsq + loss / static_cast<double>(ds.size());
+}
+
+// The model file `j` must be refused with an InputError "bad.json: FIELD ...".
+inline void expect_model_error(const nlohmann::json& j, const std::string& field) {
+  try {
+    kernel_model_from_json(j.dump(), "bad.json");
+    FAIL("accepted a model with a bad " << field);
+  } catch (const InputError& e) {
+    INFO(e.what());
+    CHECK(std::string(e.what()).find("bad.json: " + field) == 0);
+  }
 }
 
 }  // namespace pegasos::kernel_reference

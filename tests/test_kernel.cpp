@@ -18,6 +18,7 @@
 #include "objectives/hinge.hpp"
 #include "objectives/kernels.hpp"
 #include "tests/fixtures.hpp"
+#include "tests/kernel_reference.hpp"
 
 using namespace pegasos;
 
@@ -435,15 +436,7 @@ TEST_CASE("malformed kernel model files are rejected naming the field", "[kernel
   const Dataset ds = fixtures::gaussian(60, 5, 8, 0.9);
   const KernelModel m = train_kernel(ds, kernel_of(KernelType::kRbf, 1.0), paper_settings(1e-2, 1));
   const nlohmann::json good = nlohmann::json::parse(kernel_model_to_json(m));
-  auto expect_error = [&](nlohmann::json j, const std::string& field) {
-    try {
-      kernel_model_from_json(j.dump(), "bad.json");
-      FAIL("accepted a model with a bad " << field);
-    } catch (const InputError& e) {
-      INFO(e.what());
-      CHECK(std::string(e.what()).find("bad.json: " + field) == 0);
-    }
-  };
+  const auto expect_error = kernel_reference::expect_model_error;
   nlohmann::json j = good;
   j["kind"] = "linear";
   expect_error(j, "/kind");

@@ -268,15 +268,7 @@ TEST_CASE("kernel one-vs-one files: K - 1 coefficients per support vector, the f
   CHECK(old.scores(multi) == m.scores(multi));
   CHECK(old.regularizer() == Approx(m.regularizer()).epsilon(1e-12));
   CHECK(old.regularizer() == Approx(*m.training.regularizer).epsilon(1e-9));
-  auto expect_error = [](const nlohmann::json& bad, const std::string& field) {
-    try {
-      kernel_model_from_json(bad.dump(), "bad.json");
-      FAIL("accepted a model with a bad " << field);
-    } catch (const InputError& e) {
-      INFO(e.what());
-      CHECK(std::string(e.what()).find("bad.json: " + field) == 0);
-    }
-  };
+  const auto expect_error = kernel_reference::expect_model_error;
   nlohmann::json bad = j;
   bad["support_vector_classes"][0] = K;
   expect_error(bad, "/support_vector_classes/0");
