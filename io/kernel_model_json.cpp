@@ -123,7 +123,7 @@ void compact_dense_pairs(const std::vector<double>& dense, const std::string& na
     }
     m.sv_class.push_back(static_cast<std::uint32_t>(c));
     for (std::size_t j = 0; j < K; ++j) {
-      if (j != c) m.coefficients[s * W + ovo_slot(c, j)] = dense[s * P + ovo_pair_index(std::min(c, j), std::max(c, j), K)];
+      if (j != c) m.coefficients[s * W + ovo_slot(c, j)] = dense[s * P + ovo_pair_of(c, j, K)];
     }
   }
 }

@@ -9,6 +9,16 @@ void KernelModel::prepare() {
   if (one_vs_one && (sv_class.size() != m || coefficients.size() != m * coefficient_width())) {
     throw std::logic_error("kernel model: one-vs-one support vector classes or coefficients do not match");
   }
+  ovo_pair.clear();
+  if (one_vs_one) {
+    const auto K = static_cast<std::size_t>(outputs);
+    ovo_pair.resize(K * (K - 1));
+    for (std::size_t c = 0; c < K; ++c) {
+      for (std::size_t j = 0; j < K; ++j) {
+        if (j != c) ovo_pair[c * (K - 1) + ovo_slot(c, j)] = ovo_pair_of(c, j, K);
+      }
+    }
+  }
   sv_sq_norms.assign(m, 0.0);
   if (kernel.type != KernelType::kRbf) return;
   for (std::size_t s = 0; s < m; ++s) sv_sq_norms[s] = row_squared_norm(support_vector(s));
@@ -59,18 +69,11 @@ void KernelModel::kernel_values(std::size_t m, std::span<const KernelQuery> quer
 }
 
 void KernelModel::ovo_combine(const double* kv, double* out) const {
-  const auto K = static_cast<std::size_t>(outputs);
-  const std::size_t W = K - 1, m = num_support_vectors();
-  std::vector<std::size_t> pair_of(K * W);  // pair_of[c·W + t]: the pair of slot t of class c
-  for (std::size_t c = 0; c < K; ++c) {
-    for (std::size_t j = 0; j < K; ++j) {
-      if (j != c) pair_of[c * W + ovo_slot(c, j)] = ovo_pair_index(std::min(c, j), std::max(c, j), K);
-    }
-  }
+  const std::size_t W = coefficient_width(), m = num_support_vectors();
   std::fill(out, out + columns(), 0.0);
   for (std::size_t s = 0; s < m; ++s) {
     const double* a = &coefficients[s * W];
-    const std::size_t* pairs = &pair_of[sv_class[s] * W];
+    const std::size_t* pairs = &ovo_pair[sv_class[s] * W];
     for (std::size_t t = 0; t < W; ++t) out[pairs[t]] += a[t] * kv[s];
   }
 }
@@ -104,12 +107,9 @@ void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out
         }
         queries.push_back(q);
       }
-      if (one_vs_one) {  // within a chunk: serial (the chunks run in parallel)
+      if (one_vs_one) {
         kv.resize(queries.size() * m);
-        for (std::size_t s = 0; s < m; ++s) {
-          const RowView x = support_vector(s);
-          for (std::size_t q = 0; q < queries.size(); ++q) kv[q * m + s] = query_kernel(kernel, x, sv_sq_norms[s], queries[q]);
-        }
+        kernel_values(m, std::span<const KernelQuery>(queries), kv.data());
         for (std::size_t q = 0; q < queries.size(); ++q) ovo_combine(&kv[q * m], &out[(first + q) * K]);
       } else {
         expansion_scores(kernel, m, [this](std::size_t s) { return support_vector(s); }, sv_sq_norms.data(),
@@ -173,11 +173,7 @@ double KernelModel::regularizer() const {
   double sq = 0.0;
   for (std::size_t s = 0; s < m; ++s) {
     for (std::size_t t = 0; t < W; ++t) {
-      std::size_t col = t;
-      if (one_vs_one) {
-        const std::size_t c = sv_class[s], j = t < c ? t : t + 1;
-        col = ovo_pair_index(std::min(c, j), std::max(c, j), static_cast<std::size_t>(outputs));
-      }
+      const std::size_t col = one_vs_one ? ovo_pair[sv_class[s] * W + t] : t;
       sq += coefficients[s * W + t] * raw[s * K + col];
     }
   }

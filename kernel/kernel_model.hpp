@@ -226,6 +226,9 @@ struct KernelModel : ModelHeader {
   double regularizer() const;
 
   std::vector<double> sv_sq_norms;  // derived, see prepare()
+  // One-vs-one, derived (prepare()): ovo_pair[c·(K−1) + t] is the pair of
+  // slot t of a class-c support vector.
+  std::vector<std::size_t> ovo_pair;
 
  private:
   // Unscaled scores of rows row(0..count) into out (count × columns()).
@@ -245,6 +248,10 @@ inline std::size_t ovo_pair_index(std::size_t a, std::size_t b, std::size_t K) {
   return a * (2 * K - a - 1) / 2 + (b - a - 1);
 }
 inline std::size_t ovo_slot(std::size_t c, std::size_t j) { return j < c ? j : j - 1; }
+// The pair of classes c ≠ j, in either order.
+inline std::size_t ovo_pair_of(std::size_t c, std::size_t j, std::size_t K) {
+  return ovo_pair_index(std::min(c, j), std::max(c, j), K);
+}
 
 // One-vs-one class scores from the K(K−1)/2 pairs' decision values f (in
 // KernelModel::one_vs_one's order): out[c] = the votes for c plus a
