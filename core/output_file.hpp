@@ -69,6 +69,7 @@ class OutputFile {
   std::string path_, name_, tmp_;
   std::string buffer_;
   int fd_ = -1;
+  unsigned long long written_ = 0;  // bytes handed to the temporary file so far
   int slot_ = -1;  // temp-file cleanup slot (see output_file.cpp)
   unsigned mode_ = 0644;  // a regular file's permissions after commit()
   // The replaced file's owner and group (-1: a new file, or keep ours).

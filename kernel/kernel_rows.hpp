@@ -24,6 +24,9 @@
 #pragma once
 
 #include <algorithm>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -101,9 +104,29 @@ inline void dense_block_generic(const float* rows, std::size_t width, std::size_
                                 const double* const* q, std::size_t m, double* dot) {
   dense_block_body(rows, width, begin, end, q, m, dot);
 }
+// Whether this CPU and the OS run AVX2 code, asked once, when first needed.
+// Not __builtin_cpu_supports: linking it runs libgcc's CPU probe (a dozen
+// CPUID instructions, each a trap to the hypervisor on a virtual machine) at
+// the start of every process, also those that never score a kernel.
+inline bool cpu_has_avx2() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+  const bool osxsave = (c & bit_OSXSAVE) != 0, avx = (c & bit_AVX) != 0;
+  if (!osxsave || !avx) return false;
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 0x6u) != 0x6u) return false;  // the OS saves the XMM and YMM state
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  return (b & bit_AVX2) != 0;
+#else
+  return false;
+#endif
+}
+
 inline void dense_block(const float* rows, std::size_t width, std::size_t begin, std::size_t end,
                         const double* const* q, std::size_t m, double* dot) {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = cpu_has_avx2();
   if (avx2) {
     dense_block_avx2(rows, width, begin, end, q, m, dot);
   } else {
