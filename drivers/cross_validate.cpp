@@ -276,6 +276,37 @@ void add_selection(AnyModel& model, const nlohmann::json& selection) {
   t.extra = extra.dump();
 }
 
+PathSelector::Step PathSelector::add(double mean, double std_dev) {
+  means_.push_back(mean);
+  stds_.push_back(std_dev);
+  const std::size_t p = means_.size() - 1;
+  Step step;
+  if (p == 0 || mean > means_[top_]) top_ = p;  // the earliest of equal tops
+  // Whether the curve has left its first value. A flat start is no evidence
+  // that the path has passed its best: at the largest λ of a small set every
+  // fold's model may predict the majority class (25 mails at C = 0.01), and a
+  // transfer model stays at its source w_R, for several points before the
+  // data moves them. The stopping rules count only once the curve has moved.
+  moved_ = moved_ || mean != means_[0];
+  const double top = means_[top_];
+  // Ties go to the earlier point (the larger λ) unless ties_to_later; with
+  // a tie_margin a mean that far below the top is a tie too.
+  const bool tie = control_.ties_to_later && mean >= top - control_.tie_margin;
+  if (top_ == p || tie) {
+    best_ = p;
+    step.chosen = true;
+    stale_ = clearly_ = 0;
+    return step;
+  }
+  if (!moved_) return step;
+  const double standard_error = stds_[top_] / std::sqrt(static_cast<double>(folds_));
+  clearly_ = mean < top - std::max(standard_error, control_.tie_margin) ? clearly_ + 1 : 0;
+  ++stale_;
+  step.stop = (control_.patience > 0 && stale_ >= static_cast<std::size_t>(control_.patience)) ||
+              (control_.clear_patience > 0 && top > means_[0] && clearly_ >= static_cast<std::size_t>(control_.clear_patience));
+  return step;
+}
+
 CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpec& grid, const Dataset& data,
                           const nlohmann::json& features, std::uint64_t fold_seed, const api::CvOptions& options,
                           const PathControl& control) {
@@ -308,13 +339,7 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
   std::vector<std::vector<FoldScore>> scores(folds.size(), std::vector<FoldScore>(configs.size()));
   std::vector<std::shared_ptr<const Model>> previous(folds.size());
   std::vector<double> oof(control.keep_oof ? data.size() * data.classes.size() : 0);
-  std::size_t stale = 0, clearly = 0;
-  // Whether the curve has left its first value. A flat start is no evidence
-  // that the path has passed its best: at the largest λ of a small set every
-  // fold's model may predict the majority class (25 mails at C = 0.01), and a
-  // transfer model stays at its source w_R, for several points before the
-  // data moves them. The stopping rules count only once the curve has moved.
-  bool moved = false;
+  PathSelector selector(control, K);
   for (std::size_t p = 0; p < configs.size(); ++p) {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, folds.size(), 1), [&](const auto& range) {
       for (std::size_t f = range.begin(); f != range.end(); ++f) {
@@ -329,22 +354,12 @@ CvRun cross_validate_data(const std::vector<TrainConfig>& configs, const GridSpe
                   configs.size(), grid.key.empty() ? "" : " (", grid.key.empty() ? "" : (grid.key + "=" + grid.values[p]).c_str(),
                   grid.key.empty() ? "" : ")", r.metric.c_str(), r.mean(r.points[p]));
     status_line(shown);
-    const double mean = r.mean(r.points[p]), best = r.mean(r.points[r.best]), first = r.mean(r.points[0]);
-    moved = moved || mean != first;
-    if (p == 0 || mean > best || (control.ties_to_later && mean == best)) {  // ties: the earlier (larger λ) unless ties_to_later
+    const PathSelector::Step step = selector.add(r.mean(r.points[p]), r.std_dev(r.points[p]));
+    if (step.chosen) {
       r.best = p;
-      stale = clearly = 0;
       if (control.keep_oof) run.oof.assign(oof.begin(), oof.begin() + data.size() * scores[0][p].outputs);
-      continue;
     }
-    if (!moved) continue;
-    const double standard_error = r.std_dev(r.points[r.best]) / std::sqrt(static_cast<double>(K));
-    clearly = mean < best - standard_error ? clearly + 1 : 0;
-    ++stale;
-    if ((control.patience > 0 && stale >= static_cast<std::size_t>(control.patience)) ||
-        (control.clear_patience > 0 && best > first && clearly >= static_cast<std::size_t>(control.clear_patience))) {
-      break;
-    }
+    if (step.stop) break;
   }
   clear_status_line();
   if (options.refit) {

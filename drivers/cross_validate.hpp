@@ -77,8 +77,34 @@ struct PathControl {
   // Ties on the CV score go to the later point (the smaller λ) instead of
   // the earlier: lambda "auto" with transfer (drivers/fit.cpp).
   bool ties_to_later = false;
+  // With ties_to_later: a mean within this much below the top of the curve
+  // so far is a tie too (lambda "auto" with transfer: one validation
+  // example's worth of accuracy). "Below" for the stopping rules then means
+  // below the top by more than the margin.
+  double tie_margin = 0;
   bool keep_oof = false;
   std::string what = "--cv";  // the flag or setting named in errors
+};
+
+// The path's bookkeeping, point by point: which point is the best so far and
+// whether to stop (PathControl's rules). add() takes the next point's mean
+// score over the folds and its standard deviation.
+class PathSelector {
+ public:
+  PathSelector(const PathControl& control, std::size_t folds) : control_(control), folds_(folds) {}
+  struct Step {
+    bool chosen = false;  // this point is the best so far
+    bool stop = false;    // the path ends here
+  };
+  Step add(double mean, double std_dev);
+  std::size_t best() const { return best_; }
+
+ private:
+  PathControl control_;
+  std::size_t folds_;
+  std::vector<double> means_, stds_;
+  std::size_t best_ = 0, top_ = 0, stale_ = 0, clearly_ = 0;
+  bool moved_ = false;  // the curve has left its first value
 };
 
 // Cross-validate every configuration on `data` (labels prepared against each

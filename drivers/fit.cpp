@@ -55,6 +55,15 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
   // source model, 1.5–2 pt below any λ ≤ 0.01 on the rest of the target
   // mail (README § Transfer).
   control.ties_to_later = config.objective.needs_source_model;
+  // ... and a mean one validation example below the top is a tie too: a
+  // single mail is the CV's resolution, not evidence for the source. (At 25
+  // target mails, 5 a fold, one mail in favour of a large λ returned nearly
+  // the source model, 2 pt below the smallest λ on the rest of the target
+  // mail.) One example of the smallest fold weighs 1/(K·⌊n/K⌋) in the mean.
+  if (control.ties_to_later && config.cv_folds > 0 && data.size() >= static_cast<std::size_t>(config.cv_folds)) {
+    const double K = static_cast<double>(config.cv_folds);
+    control.tie_margin = 1.0 / (K * std::floor(static_cast<double>(data.size()) / K)) + 1e-12;
+  }
   control.keep_oof = keep_oof;
   control.what = "lambda \"auto\" (cv_folds)";
   CvRun run = cross_validate_data(configs, grid, data, features, config.engine.seed, cv_options(config), control);
@@ -69,6 +78,7 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
                            {"ties", control.ties_to_later ? "smaller lambda" : "larger lambda"},
                            {"lambda", "1/(C n)"},
                            {"examples", data.size()}};
+  if (control.tie_margin > 0) out.selection["auto"]["tie_margin"] = control.tie_margin;
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include "core/metrics.hpp"
 #include "core/random.hpp"
 #include "drivers/any_model.hpp"
+#include "drivers/cross_validate.hpp"
 #include "drivers/fit.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_util.hpp"
@@ -394,6 +395,8 @@ TEST_CASE("lambda auto with transfer: ties go to the smaller lambda, plain objec
   for (const auto& p : curve) REQUIRE(p["mean"] == curve[0]["mean"]);
   CHECK(sel["value"] == curve.back()["value"]);
   CHECK(sel["auto"]["ties"] == "smaller lambda");
+  // One validation example of the smallest fold (20 rows, 4 folds of 5) is a tie too.
+  CHECK(sel["auto"]["tie_margin"].get<double>() == Approx(1.0 / 20));
   // Hinge on the source's rows, whose curve ties at its top: the tie stays at the first (largest) λ.
   const std::string plain = dir.file("plain.json");
   REQUIRE(pegasos_run(dir, "train -q " + q(source_data) + " " + q(plain) + " --set lambda=auto").code == 0);
@@ -407,6 +410,64 @@ TEST_CASE("lambda auto with transfer: ties go to the smaller lambda, plain objec
   std::size_t at_top = 0;
   for (const auto& p : ps["curve"]) at_top += p["mean"] == ps["curve"][first_best]["mean"];
   REQUIRE(at_top >= 2);
+  CHECK_FALSE(ps["auto"].contains("tie_margin"));
+}
+
+namespace {
+struct PathOutcome {
+  std::size_t best = 0, points = 0;  // the chosen point; how many points ran
+};
+PathOutcome walk(const std::vector<double>& means, const pegasos::PathControl& control, double std_dev = 0) {
+  pegasos::PathSelector selector(control, 5);
+  PathOutcome out;
+  for (const double m : means) {
+    ++out.points;
+    const auto step = selector.add(m, std_dev);
+    if (step.chosen) out.best = out.points - 1;
+    if (step.stop) break;
+  }
+  CHECK(selector.best() == out.best);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("lambda auto's path rules: ties, the tie margin of transfer, and where the path stops", "[fit]") {
+  pegasos::PathControl plain;
+  plain.patience = 4;
+  plain.clear_patience = 2;
+  pegasos::PathControl later = plain;
+  later.ties_to_later = true;
+  pegasos::PathControl margin = later;
+  margin.tie_margin = 0.04 + 1e-12;  // 25 examples in 5 folds of 5
+  // Equal tops: the first for plain objectives, the last with ties_to_later.
+  const std::vector<double> rise = {0.80, 0.90, 0.90, 0.90, 0.70};
+  CHECK(walk(rise, plain).best == 1);
+  CHECK(walk(rise, later).best == 3);
+  // 25 target mails: the source-side points one mail above the rest (README § Transfer).
+  std::vector<double> one_mail = {0.88, 0.88, 0.88};
+  one_mail.resize(16, 0.84);
+  const PathOutcome strict = walk(one_mail, later);
+  CHECK(strict.best == 2);       // the largest λ of the top...
+  CHECK(strict.points == 7);     // ...and four points below it end the path
+  const PathOutcome tied = walk(one_mail, margin);
+  CHECK(tied.best == 15);        // one mail below the top is a tie: the smallest λ
+  CHECK(tied.points == 16);
+  // Two mails below the top is below: the last point within one mail is chosen,
+  // and the path ends four points past it.
+  const std::vector<double> two_mails = {0.96, 0.96, 0.92, 0.92, 0.88, 0.88, 0.88, 0.88, 0.88, 0.96};
+  const PathOutcome two = walk(two_mails, margin);
+  CHECK(two.best == 3);
+  CHECK(two.points == 8);
+  // "Clearly below" (by more than the top's standard error and the margin)
+  // twice in a row ends a path that has risen.
+  const std::vector<double> peak = {0.70, 0.80, 0.90, 0.70, 0.70, 0.95};
+  const PathOutcome clear = walk(peak, margin, 0.05);
+  CHECK(clear.best == 2);
+  CHECK(clear.points == 5);
+  // A flat start never stops the path, whatever its length.
+  std::vector<double> flat(10, 0.75);
+  flat.push_back(0.90);
+  CHECK(walk(flat, plain).best == 10);
 }
 
 TEST_CASE("lambda auto in a pegasos run grid: the run records the chosen lambda", "[fit]") {
