@@ -71,7 +71,7 @@ std::string train_help_footer() {
   for (const ObjectiveRow& row : kObjectiveTable) s += padded(std::string(row.name), 18) + objective_summary(row) + "\n";
   s += "\nSettings (JSON config keys, or --set KEY=VALUE; nested ones as --set features.hash_bits=18):\n";
   for (const auto& k : config_keys()) {
-    s += padded(k.name, 18) + k.help + " [default " + k.default_value.dump() + "]\n";
+    s += padded(k.name, 18) + k.help + " [default: " + shown_default(k) + "]\n";
   }
   s += padded("features.KEY", 18) + "text featurisation:";
   const nlohmann::json text_defaults = text_options_to_json(TextOptions{});  // alive through the loop
@@ -151,7 +151,7 @@ std::string table_sections() {
   s += ".SH SETTINGS\nKeys of a JSON configuration file (\\fB\\-\\-config\\fR), or \\fB\\-\\-set\\fR KEY=VALUE; "
        "nested settings as \\fB\\-\\-set\\fR features.hash_bits=18.\n";
   for (const auto& k : config_keys()) {
-    s += ".TP\n\\fB" + roff(k.name) + "\\fR (default " + roff(k.default_value.dump()) + ")\n" + roff(k.help) + "\n";
+    s += ".TP\n\\fB" + roff(k.name) + "\\fR (default: " + roff(shown_default(k)) + ")\n" + roff(k.help) + "\n";
   }
   s += ".TP\n\\fBfeatures.\\fR\\fIKEY\\fR\ntext featurisation settings, with their defaults:";
   const nlohmann::json text_defaults = text_options_to_json(TextOptions{});  // alive through the loop

@@ -84,8 +84,14 @@ struct ConfigKey {
   nlohmann::json default_value;
   std::string help;
   bool pegasos_only = false;
+  // How help shows the default where the value alone would mislead: one that
+  // depends on other settings, or none (null).
+  std::string default_shown = {};
 };
 const std::vector<ConfigKey>& config_keys();
+// The default as help and the manual page show it: default_shown, else the
+// value ("unset" for null, integers without a decimal point).
+std::string shown_default(const ConfigKey& key);
 // The default value of a known key (std::logic_error for an unknown one).
 const nlohmann::json& default_of(const std::string& key);
 

@@ -1,4 +1,5 @@
 // config_keys(): every accepted configuration key, its default and help.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -29,15 +30,18 @@ std::string objective_help() {
 std::vector<ConfigKey> key_list() {
   return {
       {"objective", std::string(kAutoObjective), objective_help()},
-      {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}"},
+      {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}",
+       false, "unset (every class weighs 1)"},
       {"kernel", default_kernel_json(), objective_names(is_kernel) + ": {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
       {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none; kernel Pegasos)", true},
-      {"budget_maintenance", nullptr, objective_names(is_kernel) + " with max_support_vectors: merge (rbf's default) | remove"},
+      {"budget_maintenance", nullptr, objective_names(is_kernel) + " with max_support_vectors: merge (rbf's default) | remove",
+       false, "merge with the rbf kernel, else remove"},
       {"kernel_cache_mb", 1024, objective_names(is_kernel) + ": kernel-row cache size (a run setting)"},
       {"multiclass", "ova",
        objective_names(is_kernel) + " with more than two classes: ova (one-vs-all) | ovo (one-vs-one, LIBSVM's: a "
        "binary problem per pair of classes on their rows, the model votes; kernel SDCA, and its default with bias "
-       "unregularized)"},
+       "unregularized)",
+       false, "ovo for kernel SDCA with bias unregularized (its default), else ova"},
       {"kernel_approximation", nullptr,
        "linear objectives (not transfer): train on explicit RBF-kernel features fitted on the training rows and "
        "stored in the model: {\"type\": rff (random Fourier features) | nystroem (landmark rows), \"components\": m "
@@ -67,7 +71,8 @@ std::vector<ConfigKey> key_list() {
        true},
       {"bias", "feature",
        "none | feature (constant feature, regularised; kernel_hinge: the kernel + 1 trick) | unregularized (linear: "
-       "Pegasos only; kernel_hinge: kernel SDCA's default, LIBSVM's intercept)"},
+       "Pegasos only; kernel_hinge: kernel SDCA's default, LIBSVM's intercept)",
+       false, "unregularized for kernel SDCA, else feature"},
       {"seed", 42, "random seed; the same seed gives a byte-identical model"},
       {"threads", 0, "worker threads; 0 = all cores"},
       {"tolerance", 1e-3,
@@ -90,7 +95,8 @@ std::vector<ConfigKey> key_list() {
        "--target-recall)"},
       {"strict", false, "fail (exit 3, no model written) when training ends without certified convergence (a run setting)"},
       {"format", "auto", "data format: auto (by extension or folder) | libsvm | csv | jsonl | text_tsv | text_dir"},
-      {"features", nullptr, "raw text: featurisation settings (tokenizer, n-grams, hashing or vocabulary, tf-idf)"},
+      {"features", nullptr, "raw text: featurisation settings (tokenizer, n-grams, hashing or vocabulary, tf-idf)", false,
+       "each features.KEY below at its default"},
       {"text_field", "text", "JSONL: field holding the document text"},
       {"label_field", "label", "JSONL: field holding the label"},
       {"label_column", 0, "CSV: label field (0-based index, negative from the end, or header name)"},
@@ -119,6 +125,16 @@ const std::vector<ConfigKey>& config_keys() {
     return k;
   }();
   return keys;
+}
+
+std::string shown_default(const ConfigKey& key) {
+  if (!key.default_shown.empty()) return key.default_shown;
+  const nlohmann::json& v = key.default_value;
+  if (v.is_null()) return "unset";
+  if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() && std::abs(v.get<double>()) < 9.0e15) {
+    return std::to_string(static_cast<long long>(v.get<double>()));
+  }
+  return v.dump();
 }
 
 }  // namespace pegasos

@@ -15,6 +15,7 @@
 
 #include "core/dataset.hpp"
 #include "core/objective_table.hpp"
+#include "drivers/config.hpp"
 #include "test_util.hpp"
 
 using testutil::pegasos_run;
@@ -94,6 +95,40 @@ TEST_CASE("train --help lists every data format and every objective", "[cli][hab
   }
   CHECK(r.out.find("folder per class") != std::string::npos);
   CHECK(r.out.find("features.KEY") != std::string::npos);
+}
+
+TEST_CASE("train --help shows every setting's default as training applies it", "[cli][habits]") {
+  TempDir dir("habits");
+  const Run r = pegasos_run(dir, "train --help");
+  REQUIRE(r.code == 0);
+  auto line_of = [&](const std::string& key) {
+    const std::size_t at = r.out.find("\n  " + key + " ");
+    REQUIRE(at != std::string::npos);
+    return r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  };
+  for (const auto& k : pegasos::config_keys()) {
+    const std::string line = line_of(k.name);
+    CHECK(line.find("[default: " + pegasos::shown_default(k) + "]") != std::string::npos);
+    CHECK(line.find("null") == std::string::npos);  // "unset", or what it depends on
+  }
+  CHECK(line_of("max_feature_index").find("[default: 2147483648]") != std::string::npos);
+  // The defaults that depend on the solver, as a trained model records them:
+  // kernel SDCA with three classes (bias unregularized, one-vs-one) and a linear model (bias feature).
+  CHECK(line_of("bias").find("[default: unregularized for kernel SDCA, else feature]") != std::string::npos);
+  CHECK(line_of("multiclass").find("[default: ovo for kernel SDCA") != std::string::npos);
+  std::string rows;
+  for (int i = 0; i < 30; ++i) rows += std::to_string(i % 3) + " 1:" + std::to_string(i % 3 + 0.1 * (i % 5)) + " 2:" + std::to_string(i % 2) + "\n";
+  const std::string data = dir.write("three.svm", rows);
+  const std::string kernel = dir.file("k.json"), linear = dir.file("l.json");
+  REQUIRE(pegasos_run(dir, "train -q --set objective=kernel_hinge " + q(data) + " " + q(kernel)).code == 0);
+  REQUIRE(pegasos_run(dir, "train -q " + q(data) + " " + q(linear)).code == 0);
+  const auto km = nlohmann::json::parse(testutil::read_text(kernel));
+  const auto k = km["settings"];
+  const auto l = nlohmann::json::parse(testutil::read_text(linear))["settings"];
+  CHECK(km["training"]["solver"] == "sdca");
+  CHECK(k["bias"] == "unregularized");
+  CHECK(k["multiclass"] == "ovo");
+  CHECK(l["bias"] == "feature");
 }
 
 TEST_CASE("a misspelt option before the command gets a suggestion", "[cli][habits]") {
