@@ -1,4 +1,5 @@
 // The CSV / TSV reader: parse_csv (core/dataset.hpp).
+#include <cctype>
 #include <fast_float/fast_float.h>
 
 #include <algorithm>
@@ -194,6 +195,16 @@ bool place_label(const std::vector<std::string_view>& header, const ReadOptions&
   return is_header;
 }
 
+// A header name that usually holds the class: label, class, target, y, ...
+bool looks_like_label_name(std::string_view name) {
+  std::string lower;
+  for (const char ch : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (const char* known : {"label", "labels", "class", "classes", "target", "y", "category", "outcome", "response"}) {
+    if (lower == known) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Dataset parse_csv(std::string_view text, const std::string& name, const ReadOptions& options) {
@@ -235,9 +246,24 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     ++line_no;
   }
-  Dataset data = parse_chunks(text, name, line_no, [&](const char* b, const char* e, Chunk& c) {
-    parse_csv_line(b, e, c, layout);
-  });
+  Dataset data;
+  try {
+    data = parse_chunks(text, name, line_no, [&](const char* b, const char* e, Chunk& c) {
+      parse_csv_line(b, e, c, layout);
+    });
+  } catch (const InputError& e) {
+    // Words where numbers belong, with a header that names a label column
+    // other than the one read: say which column the labels came from.
+    const std::string what = e.what();
+    if (!is_header || !layout.has_label || what.find("is not a number") == std::string::npos) throw;
+    for (std::size_t f = 0; f < header.size(); ++f) {
+      if (f == layout.label_field || !looks_like_label_name(header[f])) continue;
+      throw InputError(what + " (the labels are read from column " + std::to_string(layout.label_field) + ", '" +
+                       std::string(header[layout.label_field]) + "'; for the header's '" + std::string(header[f]) +
+                       "': --set label_column=" + std::string(header[f]) + ")");
+    }
+    throw;
+  }
   if (is_header) {
     for (std::size_t f = 0; f < header.size(); ++f) {
       if (!layout.has_label || f != layout.label_field) data.feature_names.emplace_back(header[f]);

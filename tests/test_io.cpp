@@ -1003,6 +1003,21 @@ TEST_CASE("csv: malformed rows name file:line:column", "[io]") {
   CHECK_THROWS_WITH(csv(c.text), Contains(c.where) && Contains(c.what));
 }
 
+TEST_CASE("csv: labels in a named column other than the one read: the error says which to set", "[io]") {
+  CHECK_THROWS_WITH(csv("a,b,Class\n1,2,x\n3,4,y\n"),
+                    Contains("t.csv:2:5: value 'x' is not a number") &&
+                        Contains("the labels are read from column 0, 'a'; for the header's 'Class': --set label_column=Class"));
+  // No such name in the header, or no header: the plain error.
+  CHECK_THROWS_WITH(csv("a,b,c\n1,2,x\n"), !Contains("label_column"));
+  CHECK_THROWS_WITH(csv("1,2,3\n1,x,3\n"), !Contains("label_column"));
+  // Named, it reads.
+  ReadOptions by_name;
+  by_name.label_column_name = "Class";
+  const Dataset d = csv("a,b,Class\n1,2,x\n3,4,y\n", by_name);
+  CHECK(d.size() == 2);
+  CHECK(d.classes.size() == 2);
+}
+
 TEST_CASE("csv: layout errors", "[io]") {
   ReadOptions by_name;
   by_name.label_column_name = "label";
