@@ -17,6 +17,15 @@
 // 16 rows already take most of the speed (a pass 2x cheaper). Small
 // data (in cache either way) and files ordered by class keep the uniform
 // permutation. `sampling: shuffle` asks for the uniform permutation always.
+//
+// Long rows (kLongRowBytes and more on average) keep the uniform permutation
+// too: each row is already a stream of many cache lines, so blocks save
+// little, and their fixed groups, visited in file order, are a cycle SDCA
+// repeats every pass. Random Fourier features of Fashion-MNIST (10k rows x
+// 2000 dense values, 16 KB a row), one-vs-all at C = 10 certified at 1e-2:
+// blocks 7.32M visits, 32.6 s; the uniform permutation 2.33M visits, 6.5 s
+// (one class against the rest: 76 passes against 25). a9a x 24 (112 bytes a
+// row) and the RCV1-like file (560) stay in blocks.
 #pragma once
 
 #include <algorithm>
@@ -36,6 +45,9 @@ namespace pegasos {
 
 inline constexpr std::size_t kVisitBlock = 32;
 inline constexpr std::uint64_t kBlockedBytes = std::uint64_t{16} << 20;
+// Rows of this many bytes (index and value, 8 bytes a non-zero) on average
+// or more keep the uniform permutation: see the top of the file.
+inline constexpr std::uint64_t kLongRowBytes = 1024;
 
 // Whether the class ids of consecutive rows look like a random order: the
 // file cut into blocks of kVisitBlock rows, Pearson's χ² of the class counts
@@ -87,11 +99,13 @@ inline bool classes_look_shuffled(std::span<const int> labels, std::size_t class
   return chi2 <= mean + 6.0 * std::sqrt(variance);
 }
 
-// Whether `sampling: permutation` visits `data` in blocks (see above).
+// Whether `sampling: permutation` visits `data` in blocks (see above): large
+// data of short rows whose file order looks shuffled.
 inline bool block_order_pays(const Dataset& data) {
-  const std::uint64_t bytes =
-      data.nnz() * (sizeof(float) + sizeof(std::uint32_t)) + data.size() * sizeof(std::uint64_t);
-  return bytes >= kBlockedBytes && classes_look_shuffled(data.labels, data.classes.size());
+  const std::uint64_t row_bytes = data.nnz() * (sizeof(float) + sizeof(std::uint32_t));
+  const std::uint64_t bytes = row_bytes + data.size() * sizeof(std::uint64_t);
+  return bytes >= kBlockedBytes && row_bytes < kLongRowBytes * data.size() &&
+         classes_look_shuffled(data.labels, data.classes.size());
 }
 
 // Arranges a pass's row indices (distinct, < n) into its visit order.

@@ -206,3 +206,23 @@ TEST_CASE("visit order: the Pegasos engine's blocked epochs reach the uniform pe
   CHECK(excess_blocks <= 2e-3 * optimum.objective);
   CHECK(excess_blocks <= 2.0 * excess_shuffle + 1e-4 * optimum.objective);
 }
+
+TEST_CASE("visit order: long rows keep the uniform permutation however large the data", "[visit_order][sdca]") {
+  // 11000 rows of 200 non-zeros: 1600 bytes a row, 17.6 MB of rows (past kBlockedBytes).
+  const Dataset dense = fixtures::gaussian(11000, 200, 23, 1.0);
+  const std::uint64_t row_bytes = dense.nnz() * 8;
+  REQUIRE(row_bytes >= kBlockedBytes);
+  REQUIRE(row_bytes >= kLongRowBytes * dense.size());
+  REQUIRE(classes_look_shuffled(dense.labels, dense.classes.size()));
+  CHECK_FALSE(block_order_pays(dense));
+  CHECK_FALSE(PassOrder(dense, Sampling::kPermutation).blocked());
+  // Training with permutation sampling is then the uniform permutation, bit for bit.
+  EngineSettings s = sdca_settings(Sampling::kPermutation);
+  s.max_epochs = 3;
+  const TrainResult permutation = train_sdca(dense, Hinge(1), s);
+  s.sampling = Sampling::kShuffle;
+  CHECK(bits(permutation.weights) == bits(train_sdca(dense, Hinge(1), s).weights));
+  // Short rows of the same size in bytes are visited in blocks (the test above).
+  CHECK(block_order_pays(large()));
+  CHECK(large().nnz() * 8 < kLongRowBytes * large().size());
+}
