@@ -126,6 +126,15 @@ class Dataset {
 
   std::size_t size() const { return labels.size(); }
   std::uint64_t nnz() const { return row_ptr.back(); }
+  // Whether every row holds all `dimension` features (so row i's indices are
+  // 0, 1, ..., dimension − 1): solvers may then skip reading the indices.
+  bool rows_hold_every_feature() const {
+    if (dimension == 0 || size() == 0 || nnz() != std::uint64_t{dimension} * size()) return false;
+    for (std::size_t i = 0; i < size(); ++i) {
+      if (row_ptr[i + 1] - row_ptr[i] != dimension) return false;
+    }
+    return true;
+  }
   RowView row(std::size_t i) const {
     const std::uint64_t begin = row_ptr[i];
     return RowView{values.data() + begin, indices.data() + begin,

@@ -66,7 +66,7 @@ std::vector<ConfigKey> key_list() {
       {"output", "average", "which iterate is the model: last | average | random", true},
       {"average_gamma", 10.0, "polynomial-decay averaging weight γ ≥ 0 (0 = plain average)", true},
       {"sampling", "permutation",
-       "uniform (with replacement) | permutation (cache-friendly blocks on large data) | "
+       "uniform (with replacement) | permutation (cache-friendly blocks on large data of short rows) | "
        "shuffle (a uniform permutation every pass) | sequential | balanced",
        true},
       {"bias", "feature",

@@ -226,3 +226,30 @@ TEST_CASE("visit order: long rows keep the uniform permutation however large the
   CHECK(block_order_pays(large()));
   CHECK(large().nnz() * 8 < kLongRowBytes * large().size());
 }
+
+TEST_CASE("SDCA on rows that hold every feature skips their indices: the same model bit for bit", "[sdca]") {
+  const Dataset dense = fixtures::gaussian(3000, 20, 29, 1.0);
+  REQUIRE(dense.rows_hold_every_feature());
+  // The same rows in a dataset one feature wider (a feature no row has): the
+  // indexed path. Their problems have the same solution, padded with a 0.
+  Dataset wider = dense;
+  wider.dimension = dense.dimension + 1;
+  REQUIRE_FALSE(wider.rows_hold_every_feature());
+  Dataset holed = dense;  // and one row short of a feature is not dense either
+  holed.row_ptr.own()[1] -= 1;
+  CHECK_FALSE(holed.rows_hold_every_feature());
+  for (const BiasMode bias : {BiasMode::kNone, BiasMode::kFeature}) {
+    EngineSettings s = sdca_settings(Sampling::kPermutation);
+    s.lambda = 1e-4;
+    s.bias = bias;
+    const TrainResult a = train_sdca(dense, Hinge(1), s);
+    TrainResult b = train_sdca(wider, Hinge(1), s);
+    REQUIRE(a.converged);
+    REQUIRE(b.weights.size() == a.weights.size() + 1);
+    CHECK(b.weights.back() == 0.0);
+    b.weights.pop_back();
+    CHECK(bits(a.weights) == bits(b.weights));
+    CHECK(bits(a.bias) == bits(b.bias));
+    CHECK(a.epochs == b.epochs);
+  }
+}
