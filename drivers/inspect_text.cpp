@@ -115,10 +115,18 @@ std::string training_lines(const json& r) {
   return line("training", s) + line("", second) + operating_lines(r);
 }
 
-// key=value pairs of the settings, wrapped.
-std::string settings_lines(const json& settings) {
+// key=value pairs of the settings, wrapped. A linear model leaves out the
+// kernel_hinge settings, which it never used (inspect --json keeps them all).
+std::string settings_lines(const json& settings, bool kernel_model) {
   std::string out, current;
   for (auto it = settings.begin(); it != settings.end(); ++it) {
+    if (!kernel_model) {
+      const std::string& key = it.key();
+      if (key == "kernel" || key == "kernel_cache_mb" || key == "max_support_vectors" || key == "budget_maintenance" ||
+          key == "multiclass") {
+        continue;
+      }
+    }
     const std::string item = it.key() + "=" + it.value().dump(-1, ' ', false, json::error_handler_t::replace);
     if (!current.empty() && 11 + current.size() + 2 + item.size() > kWidth) {
       out += line(out.empty() ? "settings" : "", current);
@@ -181,7 +189,7 @@ std::string inspect_text(const json& r) {
     const std::string pairs =
         r.contains("one_vs_one_pairs") ? ", one-vs-one (" + number(r["one_vs_one_pairs"]) + " pairs of classes, voting)" : "";
     out += line("kernel", type + (params.empty() ? "" : params + ")") + ", " + number(r["support_vectors"]) + " support vectors" + pairs);
-    out += training_lines(r) + settings_lines(r["settings"]);
+    out += training_lines(r) + settings_lines(r["settings"], true);
     out += "\nA kernel model has no per-feature weights: its scores are a weighted sum of kernel values\n"
            "between the input and its support vectors.\n";
     return out;
@@ -191,7 +199,7 @@ std::string inspect_text(const json& r) {
   std::string bias;
   for (const json& b : r["bias"]) bias += (bias.empty() ? "" : ", ") + number(b);
   out += line("bias", bias + " (bias_mode " + r["bias_mode"].get<std::string>() + ")");
-  out += settings_lines(r["settings"]);
+  out += settings_lines(r["settings"], false);
   return out + weight_sections(r);
 }
 

@@ -268,6 +268,14 @@ TEST_CASE("inspect: kernel models, corrupt files", "[inspect][cli]") {
   CHECK(text.code == 0);
   CHECK_THAT(text.out, Contains("support vectors"));
   CHECK_THAT(text.out, Contains("no per-feature weights"));
+  CHECK_THAT(text.out, Contains("kernel={") && Contains("max_support_vectors="));
+  // A linear model's settings leave the kernel ones out of the text (--json keeps them).
+  const std::string linear = train(dir, dir.file("k.svm"), "", "l.json");
+  const Run plain = pegasos_run(dir, "inspect " + q(linear));
+  CHECK(plain.code == 0);
+  CHECK_THAT(plain.out, Contains("lambda=") && !Contains("kernel=") && !Contains("kernel_cache_mb=") &&
+                            !Contains("max_support_vectors="));
+  CHECK(inspect_json(dir, linear)["settings"].contains("kernel"));
 
   const Run corrupt = pegasos_run(dir, "inspect " + q(dir.write("bad.json", "{\"format_version\": 1, \"kind\": \"linear\"")));
   CHECK(corrupt.code == 2);
