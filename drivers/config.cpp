@@ -143,7 +143,7 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
     all["kernel"] = kernel_settings_to_json(c.kernel)["kernel"];
     if (c.kernel.max_support_vectors > 0) all["budget_maintenance"] = c.kernel.merge_budget ? "merge" : "remove";
   } else {
-    for (const char* key : {"kernel", "max_support_vectors", "budget_maintenance", "kernel_cache_mb", "multiclass"}) {
+    for (const char* key : config_keys_detail::kKernelOnlyKeys) {
       if (merged.contains(key)) {
         fail(origin, key, "only used by objective " + objective_names(is_kernel) + " (objective is '" + name + "')");
       }

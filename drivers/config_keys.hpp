@@ -10,4 +10,9 @@ inline bool uses_class_weights(const ObjectiveRow& row) { return row.class_weigh
 inline bool is_kernel(const ObjectiveRow& row) { return row.kernel; }
 inline bool needs_source(const ObjectiveRow& row) { return row.needs_source_model; }
 
+// The settings only kernel_hinge uses: an error with another objective
+// (drivers/config.cpp), left out of a linear model's inspect text.
+inline constexpr const char* kKernelOnlyKeys[] = {"kernel", "max_support_vectors", "budget_maintenance",
+                                                  "kernel_cache_mb", "multiclass"};
+
 }  // namespace pegasos::config_keys_detail

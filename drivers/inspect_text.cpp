@@ -1,9 +1,12 @@
 // The text form of `pegasos inspect` (drivers/inspect.hpp), rendered from
 // the JSON report so both say the same.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <string>
 
+#include "drivers/config_keys.hpp"
 #include "drivers/inspect.hpp"
 
 namespace pegasos {
@@ -120,12 +123,10 @@ std::string training_lines(const json& r) {
 std::string settings_lines(const json& settings, bool kernel_model) {
   std::string out, current;
   for (auto it = settings.begin(); it != settings.end(); ++it) {
-    if (!kernel_model) {
-      const std::string& key = it.key();
-      if (key == "kernel" || key == "kernel_cache_mb" || key == "max_support_vectors" || key == "budget_maintenance" ||
-          key == "multiclass") {
-        continue;
-      }
+    if (!kernel_model && std::any_of(std::begin(config_keys_detail::kKernelOnlyKeys),
+                                     std::end(config_keys_detail::kKernelOnlyKeys),
+                                     [&](const char* key) { return it.key() == key; })) {
+      continue;
     }
     const std::string item = it.key() + "=" + it.value().dump(-1, ' ', false, json::error_handler_t::replace);
     if (!current.empty() && 11 + current.size() + 2 + item.size() > kWidth) {
