@@ -258,7 +258,7 @@ class BinarySdca {
     std::size_t kept = 0;
     const bool track = automatic_;  // each example's loss at its last visit (Hot::loss)
     for (std::size_t v = 0; v < pass.visits; ++v, ++t) {
-      if (v + kAhead < pass.visits) prefetch(active_[v + kAhead], active_[v + kAhead / 2]);
+      if (v + kAhead < pass.visits) prefetch<kDense>(active_[v + kAhead], active_[v + kAhead / 2]);
       const std::uint32_t i = active_[v];
       Hot& h = hot_[i];
       const RowView x = data_.row(i);
@@ -328,11 +328,13 @@ class BinarySdca {
   // the same 4.8 passes). A visit reads about as many cache lines as it
   // has arrays, and with many rows that traffic sets the pace: hence Hot.
   static constexpr std::size_t kAhead = 64;
+  // kDense: the near row's values only (its indices are not read).
+  template <bool kDense>
   [[gnu::always_inline]] void prefetch(std::uint32_t far, std::uint32_t near) const {
     __builtin_prefetch(data_.row_ptr.data() + far);
     __builtin_prefetch(hot_.data() + far);
     if constexpr (HasScoreOffset<O>) __builtin_prefetch(offset_.data() + far);
-    if (dense_rows_) {
+    if constexpr (kDense) {
       prefetch_row_values(data_.row(near));
     } else {
       prefetch_row(data_.row(near));

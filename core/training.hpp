@@ -274,14 +274,16 @@ double primal_objective(const Dataset& data, const O& objective, const EngineSet
   __builtin_prefetch(data.labels.data() + i);
 }
 
-// Ask the cache for a row's indices and values.
-// The values only, for rows whose indices are not read (dense rows).
+// Ask the cache for a row's values only: rows whose indices are not read
+// (dense rows, Dataset::rows_hold_every_feature).
 [[gnu::always_inline]] inline void prefetch_row_values(const RowView& x) {
+  constexpr std::size_t kLine = 64;
   const char* val = reinterpret_cast<const char*>(x.values);
   const std::size_t bytes = std::size_t{x.nnz} * 4;
-  for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(val + off);
+  for (std::size_t off = 0; off < bytes; off += kLine) __builtin_prefetch(val + off);
 }
 
+// Ask the cache for a row's indices and values.
 [[gnu::always_inline]] inline void prefetch_row(const RowView& x) {
   constexpr std::size_t kLine = 64;
   const char* idx = reinterpret_cast<const char*>(x.indices);
