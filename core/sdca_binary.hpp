@@ -262,18 +262,8 @@ class BinarySdca {
       const std::uint32_t i = active_[v];
       Hot& h = hot_[i];
       const RowView x = data_.row(i);
-      double score = wb * B_;
-      if constexpr (kNorms) {
-        double sq = B_ * B_;
-        for (std::uint32_t j = 0; j < x.nnz; ++j) {
-          const double v = x.values[j];
-          score += v * w[kDense ? j : x.indices[j]];
-          sq += v * v;
-        }
-        h.sq = sq;
-      } else {
-        for (std::uint32_t j = 0; j < x.nnz; ++j) score += static_cast<double>(x.values[j]) * w[kDense ? j : x.indices[j]];
-      }
+      const double score = row_dot<kDense>(x, w, wb * B_);
+      if constexpr (kNorms) h.sq = squared_norm(x, B_ * B_);  // the row is in the cache now
       const double y = h.signed_cost >= 0 ? 1.0 : -1.0;
       const double c = std::abs(h.signed_cost);
       const double g = 1.0 - y * (score + offset(i));  // n·∂D/∂α_i

@@ -203,11 +203,45 @@ inline const char* to_string(StopReason r) {
   return "?";
 }
 
+// start + x·w for the coordinate-ascent passes. A row of kSplitDot or more
+// non-zeros is summed in four partial sums (as ScaledWeights::add_scores_of
+// sums Pegasos' scores): one running sum waits on each add's latency, about
+// 4 cycles an element, which kept SDCA's pass over 2000 dense random-Fourier
+// features at 0.9 G elements/s a core where four sums reach 1.7 from memory.
+// Shorter rows keep the one running sum in index order (their sums, and the
+// models trained on them, as before).
+inline constexpr std::uint32_t kSplitDot = 16;
+template <bool kDense>
+[[gnu::always_inline]] inline double row_dot(const RowView& x, const double* w, double start) {
+  const float* val = x.values;
+  const std::uint32_t* idx = x.indices;
+  if (x.nnz < kSplitDot) {
+    for (std::uint32_t j = 0; j < x.nnz; ++j) start += static_cast<double>(val[j]) * w[kDense ? j : idx[j]];
+    return start;
+  }
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  std::uint32_t j = 0;
+  for (; j + 4 <= x.nnz; j += 4) {
+    s0 += static_cast<double>(val[j]) * w[kDense ? j : idx[j]];
+    s1 += static_cast<double>(val[j + 1]) * w[kDense ? j + 1 : idx[j + 1]];
+    s2 += static_cast<double>(val[j + 2]) * w[kDense ? j + 2 : idx[j + 2]];
+    s3 += static_cast<double>(val[j + 3]) * w[kDense ? j + 3 : idx[j + 3]];
+  }
+  for (; j < x.nnz; ++j) s0 += static_cast<double>(val[j]) * w[kDense ? j : idx[j]];
+  return start + ((s0 + s1) + (s2 + s3));
+}
+
 // Scores W·x + b (+ objective offset) of one row for given dense weights.
 template <Objective O>
 void dense_scores(const O& objective, const std::vector<double>& weights, const std::vector<double>& bias,
                   std::uint32_t dimension, const RowView& x, double* scores) {
   const std::size_t K = static_cast<std::size_t>(objective.num_outputs());
+  if (K == 1 && (x.nnz == 0 || x.indices[x.nnz - 1] < dimension)) {  // indices increase: all within the weights
+    // Rows holding every feature (indices 0..d−1) read no index array.
+    scores[0] = x.nnz == dimension ? row_dot<true>(x, weights.data(), bias[0]) : row_dot<false>(x, weights.data(), bias[0]);
+    if constexpr (HasScoreOffset<O>) objective.add_offset(x, scores);
+    return;
+  }
   for (std::size_t k = 0; k < K; ++k) scores[k] = bias[k];
   for (std::uint32_t j = 0; j < x.nnz; ++j) {
     const std::uint32_t f = x.indices[j];

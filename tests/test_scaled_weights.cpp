@@ -6,6 +6,8 @@
 
 #include "core/random.hpp"
 #include "core/scaled_weights.hpp"
+#include "core/training.hpp"
+#include "objectives/hinge.hpp"
 
 using namespace pegasos;
 
@@ -80,5 +82,40 @@ TEST_CASE("ScaledWeights matches dense updates, averaging included", "[engine]")
       const std::vector<double> got_avg = w.average_weights();
       for (std::size_t i = 0; i < avg.size(); ++i) REQUIRE(got_avg[i] == Approx(avg[i]).margin(1e-9 * scale));
     }
+  }
+}
+
+// row_dot (SDCA's score, and dense_scores' for one output) against a long
+// double reference: sparse and dense rows on both sides of kSplitDot, which
+// below it is the one running sum in index order, bit for bit.
+TEST_CASE("row_dot: partial sums on long rows, the plain running sum on short ones", "[engine]") {
+  Rng rng(7);
+  const std::size_t d = 300;
+  std::vector<double> w(d);
+  for (double& v : w) v = rng.uniform() * 2 - 1;
+  for (std::size_t len : {std::size_t{0}, std::size_t{5}, std::size_t{kSplitDot - 1}, std::size_t{kSplitDot},
+                          std::size_t{kSplitDot + 3}, std::size_t{101}, d}) {
+    SparseRow r;
+    for (std::uint32_t j = 0; j < d && r.idx.size() < len; ++j) {
+      if (len == d || rng.uniform() < 0.5) {
+        r.idx.push_back(j);
+        r.val.push_back(static_cast<float>(rng.uniform() * 2 - 1));
+      }
+    }
+    const RowView x = r.view();
+    long double ref = 0.25L;
+    double sequential = 0.25;
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      ref += static_cast<long double>(x.values[j]) * w[x.indices[j]];
+      sequential += static_cast<double>(x.values[j]) * w[x.indices[j]];
+    }
+    const double got = row_dot<false>(x, w.data(), 0.25);
+    CHECK(std::abs(got - static_cast<double>(ref)) <= 1e-13);
+    if (x.nnz < kSplitDot) CHECK(got == sequential);
+    if (x.nnz == d) CHECK(row_dot<true>(x, w.data(), 0.25) == got);  // dense rows: the same sums
+    // dense_scores for one output (hinge): the same score as the pass's.
+    double s = 0.0;
+    dense_scores(Hinge{}, w, std::vector<double>{0.25}, static_cast<std::uint32_t>(d), x, &s);
+    CHECK(s == got);
   }
 }
