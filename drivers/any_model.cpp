@@ -83,10 +83,15 @@ Dataset AnyModel::read(const std::string& path, bool require_labels) const {
   return load_data_for_model(json_object_of(kernel->data), nullptr, path, require_labels, source);
 }
 
-std::vector<double> AnyModel::scores(const Dataset& input) const {
+std::optional<Dataset> AnyModel::map_features(const Dataset& data) const {
+  if (kernel || !linear->feature_map) return std::nullopt;
+  return linear->feature_map->map(data);
+}
+
+std::vector<double> AnyModel::scores(const Dataset& input) const { return scores(input, map_features(input)); }
+
+std::vector<double> AnyModel::scores(const Dataset& input, const std::optional<Dataset>& mapped) const {
   if (kernel) return kernel->scores(input);
-  std::optional<Dataset> mapped;
-  if (linear->feature_map) mapped = linear->feature_map->map(input);
   const Dataset& data = mapped ? *mapped : input;
   const std::size_t K = static_cast<std::size_t>(linear->outputs);
   std::vector<double> out(data.size() * K);
@@ -97,9 +102,11 @@ std::vector<double> AnyModel::scores(const Dataset& input) const {
   return out;
 }
 
-double AnyModel::objective(const Dataset& data) const {
+double AnyModel::objective(const Dataset& data) const { return objective(data, map_features(data)); }
+
+double AnyModel::objective(const Dataset& data, const std::optional<Dataset>& mapped) const {
   if (kernel) return kernel_model_objective(*kernel, data);
-  return model_objective(*linear, linear->feature_map ? linear->feature_map->map(data) : data);
+  return model_objective(*linear, mapped ? *mapped : data);
 }
 
 std::string AnyModel::to_json() const {

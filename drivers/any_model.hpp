@@ -64,6 +64,14 @@ struct AnyModel {
   std::vector<double> scores(const Dataset& data) const;
   // The model's training objective on `data` (labels in the model's classes).
   double objective(const Dataset& data) const;
+  // The rows as a linear model's weights read them, through its feature map
+  // (kernel_approximation); nothing for a model without one (its weights read
+  // `data` itself) and for kernel models. scores() and objective() map on
+  // every call; eval maps once (for 10k Fashion-MNIST rows and 2000 random
+  // Fourier features, 0.85 s) and hands the rows to both with `mapped`.
+  std::optional<Dataset> map_features(const Dataset& data) const;
+  std::vector<double> scores(const Dataset& data, const std::optional<Dataset>& mapped) const;
+  double objective(const Dataset& data, const std::optional<Dataset>& mapped) const;
   std::string to_json() const;
   void save(const std::string& path) const;  // atomic
 

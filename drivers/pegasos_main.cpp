@@ -273,7 +273,8 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
   }
   Dataset data = model.read(data_path, true);
   remap_to_model_classes(data, model.classes(), data_path);
-  const std::vector<double> scores = model.scores(data);
+  const std::optional<Dataset> mapped = model.map_features(data);  // once, for the scores and the objective
+  const std::vector<double> scores = model.scores(data, mapped);
   const std::size_t K = static_cast<std::size_t>(model.outputs());
   std::vector<int> predicted(data.size());
   for (std::size_t i = 0; i < data.size(); ++i) predicted[i] = model.predict_class(&scores[i * K]);
@@ -307,7 +308,7 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
     }
   }
   report_operating_point(model, data, scores, text, report);
-  const double objective = model.objective(data);
+  const double objective = model.objective(data, mapped);
   report["objective"] = objective;
   report["lambda"] = model.lambda();
   report["model"] = model_path;
