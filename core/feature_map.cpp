@@ -96,9 +96,8 @@ void fit_fourier(FeatureMap& f, Rng& rng) {
 }
 
 // K_mm from the landmark rows (by the same block code that maps data rows, so
-// a landmark's mapped kernel row is the matching row of K_mm), its
-// eigendecomposition, and the projection Λ^{-1/2} Uᵀ over the kept eigenvalues
-// (largest first).
+// a landmark's mapped kernel row is the matching row of K_mm), the Cholesky
+// factor of K_mm + εI and the projection L^{-1} (see core/feature_map.hpp).
 void fit_nystroem(FeatureMap& f, const Dataset& train, const std::vector<std::size_t>& landmarks) {
   const std::size_t m = f.components, d = f.input_dimension;
   f.basis.assign(m * d, 0.0f);
@@ -109,7 +108,8 @@ void fit_nystroem(FeatureMap& f, const Dataset& train, const std::vector<std::si
     }
   }
   f.finish();
-  Eigen::MatrixXd k(static_cast<Eigen::Index>(m), static_cast<Eigen::Index>(m));
+  const auto M = static_cast<Eigen::Index>(m);
+  Eigen::MatrixXd k(M, M);
   for (std::size_t begin = 0; begin < m; begin += kFeatureMapBlockRows) {
     const std::size_t count = std::min(kFeatureMapBlockRows, m - begin);
     Block b;
@@ -121,19 +121,30 @@ void fit_nystroem(FeatureMap& f, const Dataset& train, const std::vector<std::si
       }
     }
   }
-  const Eigen::MatrixXd sym = 0.5 * (k + k.transpose());
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(sym);
-  if (eig.info() != Eigen::Success) throw std::runtime_error("Nyström: the eigendecomposition of K_mm failed");
-  const Eigen::VectorXd& lambda = eig.eigenvalues();  // ascending
-  const double floor = kNystroemEigenFloor * std::max(lambda(lambda.size() - 1), 0.0);
-  f.projection.clear();
-  for (Eigen::Index i = lambda.size() - 1; i >= 0; --i) {
-    if (!(lambda(i) > floor)) break;
-    const double inv_sqrt = 1.0 / std::sqrt(lambda(i));
-    for (Eigen::Index j = 0; j < lambda.size(); ++j) {
-      f.projection.push_back(static_cast<float>(eig.eigenvectors()(j, i) * inv_sqrt));
+  // ε from the largest absolute row sum, a bound on λ_max (Gershgorin);
+  // where the float kernel values leave K_mm + εI indefinite, ε grows 10×.
+  Eigen::MatrixXd sym = 0.5 * (k + k.transpose());
+  const double bound = sym.cwiseAbs().rowwise().sum().maxCoeff();
+  double eps = kNystroemJitter * std::max(bound, 1e-300);
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  double added = 0.0;  // the shift sym's diagonal holds
+  for (int attempt = 0;; ++attempt) {
+    sym.diagonal().array() += eps - added;
+    added = eps;
+    llt.compute(sym);
+    if (llt.info() == Eigen::Success) break;
+    if (attempt == kNystroemJitterTries) {
+      throw std::runtime_error("Nyström: K_mm + εI is not positive definite even at ε = " + std::to_string(eps));
     }
+    eps *= 10;
   }
+  Eigen::MatrixXd inverse = Eigen::MatrixXd::Identity(M, M);
+  llt.matrixL().solveInPlace(inverse);  // L^{-1}, lower triangular
+  f.projection.assign(m * m, 0.0f);
+  for (Eigen::Index i = 0; i < M; ++i) {
+    for (Eigen::Index j = 0; j <= i; ++j) f.projection[static_cast<std::size_t>(i) * m + static_cast<std::size_t>(j)] = static_cast<float>(inverse(i, j));
+  }
+  f.finish();
 }
 
 }  // namespace
@@ -158,6 +169,17 @@ std::uint32_t FeatureMap::output_dimension() const {
 
 void FeatureMap::finish() {
   if (type != FeatureMapType::kNystroem) return;
+  // L^{-1} (fit_nystroem): square, nothing above the diagonal. Models from
+  // before it hold Λ^{-1/2} Uᵀ (r × m, dense), which maps as it did.
+  projection_triangular = projection.size() == std::size_t{components} * components;
+  for (std::size_t i = 0; projection_triangular && i < components; ++i) {
+    for (std::size_t j = i + 1; j < components; ++j) {
+      if (projection[i * components + j] != 0.0f) {
+        projection_triangular = false;
+        break;
+      }
+    }
+  }
   landmark_norms.assign(components, 0.0);
   for (std::size_t j = 0; j < components; ++j) {
     double sq = 0.0;
@@ -183,7 +205,11 @@ void FeatureMap::map_rows(const Dataset& data, std::size_t begin, std::size_t en
     } else {
       const ConstMapF p(projection.data(), static_cast<Eigen::Index>(width), static_cast<Eigen::Index>(components));
       z.resize(b.x.rows(), static_cast<Eigen::Index>(width));
-      z.noalias() = landmark_kernel(*this, b) * p.transpose();
+      if (projection_triangular) {  // L^{-1}: half the multiply-adds
+        z.noalias() = landmark_kernel(*this, b) * p.transpose().triangularView<Eigen::Upper>();
+      } else {
+        z.noalias() = landmark_kernel(*this, b) * p.transpose();
+      }
     }
     for (std::size_t r = 0; r < count; ++r) {
       std::copy_n(z.row(static_cast<Eigen::Index>(r)).data(), width, out + (start - begin + r) * width);

@@ -67,6 +67,52 @@ TEST_CASE("Nyström with every row a landmark reproduces the exact kernel matrix
   CHECK(worst < 1e-4);
 }
 
+// The fitted projection is L^{-1} (triangular: the map's cheaper product);
+// any rotation of it, as a model's Λ^{-1/2}Uᵀ from before was, maps by the
+// general product to the same inner products; and duplicate landmarks (a
+// singular K_mm) still factor, with the shift.
+TEST_CASE("Nyström: a triangular L^{-1}, rotations of it map to the same inner products", "[feature_map]") {
+  Dataset ds = fixtures::gaussian(60, 5, 2, 0.9);
+  const FeatureMap f = pegasos::fit_feature_map(settings(FeatureMapType::kNystroem, 30, 0.5), ds, 3);
+  REQUIRE(f.projection_triangular);
+  const std::size_t m = f.components;
+  FeatureMap rotated = f;  // rows reversed, every other one negated: Q·L^{-1}, Q orthogonal
+  for (std::size_t i = 0; i < m; ++i) {
+    const double sign = i % 2 == 0 ? 1.0 : -1.0;
+    for (std::size_t j = 0; j < m; ++j) rotated.projection[i * m + j] = static_cast<float>(sign * f.projection[(m - 1 - i) * m + j]);
+  }
+  rotated.finish();
+  REQUIRE_FALSE(rotated.projection_triangular);
+  const Dataset z = f.map(ds), zr = rotated.map(ds);
+  double worst = 0;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    for (std::size_t j = 0; j < ds.size(); ++j) worst = std::max(worst, std::abs(mapped_dot(z, i, j) - mapped_dot(zr, i, j)));
+  }
+  INFO("largest difference of inner products = " << worst);
+  CHECK(worst < 1e-5);
+  CHECK(mapped_dot(zr, 0, 1) != 0.0);
+
+  // Every landmark twice: K_mm has rank m/2, the factor needs the shift.
+  Dataset twice = fixtures::gaussian(10, 4, 2, 0.9);
+  Dataset doubled;
+  doubled.dimension = twice.dimension;
+  doubled.classes = twice.classes;
+  for (int copy = 0; copy < 2; ++copy) {
+    for (std::size_t i = 0; i < twice.size(); ++i) {
+      const pegasos::RowView x = twice.row(i);
+      doubled.append_row({x.indices, x.nnz}, {x.values, x.nnz}, x.label);
+    }
+  }
+  const FeatureMap g = pegasos::fit_feature_map(settings(FeatureMapType::kNystroem, 20, 0.5), doubled, 5);
+  const Dataset zd = g.map(doubled);
+  double off = 0;
+  for (std::size_t i = 0; i < doubled.size(); ++i) {
+    for (std::size_t j = 0; j < doubled.size(); ++j) off = std::max(off, std::abs(mapped_dot(zd, i, j) - rbf(doubled, i, j, 0.5)));
+  }
+  INFO("duplicate landmarks: largest |z(x)·z(y) − k(x, y)| = " << off);
+  CHECK(off < 1e-3);
+}
+
 TEST_CASE("random Fourier features approach the RBF kernel as m grows", "[feature_map]") {
   const Dataset ds = fixtures::gaussian(12, 5, 4);
   const double gamma = 2.0;
