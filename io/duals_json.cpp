@@ -38,15 +38,15 @@ void read_rows(const json& rows, const std::string& name, StoredDuals& d) {
   }
   d.rows.reserve(rows.size());
   for (std::size_t e = 0; e < rows.size(); ++e) {
-    const std::string at = "/duals/rows/" + std::to_string(e);
-    if (!rows[e].is_string()) bad(name, at, "expected a string of 16 hex digits");
+    const auto at = [&] { return "/duals/rows/" + std::to_string(e); };  // built for a message only
+    if (!rows[e].is_string()) bad(name, at(), "expected a string of 16 hex digits");
     const std::string& s = rows[e].get_ref<const std::string&>();
     std::uint64_t h = 0;
     const auto r = std::from_chars(s.data(), s.data() + s.size(), h, 16);
     if (s.size() != 16 || r.ec != std::errc() || r.ptr != s.data() + s.size() || s.find_first_of("+-") != std::string::npos) {
-      bad(name, at, "expected 16 hex digits, found \"" + s + "\"");
+      bad(name, at(), "expected 16 hex digits, found \"" + s + "\"");
     }
-    if (!d.rows.empty() && h <= d.rows.back()) bad(name, at, "row hashes must be distinct and in increasing order");
+    if (!d.rows.empty() && h <= d.rows.back()) bad(name, at(), "row hashes must be distinct and in increasing order");
     d.rows.push_back(h);
   }
 }
@@ -93,9 +93,9 @@ StoredDuals duals_from_json(const json& j, const std::string& name, int model_ou
   }
   d.alpha.reserve(count);
   for (std::size_t e = 0; e < count; ++e) {
-    const std::string at = "/duals/alpha/" + std::to_string(e);
+    const auto at = [&] { return "/duals/alpha/" + std::to_string(e); };  // built for a message only
     const double a = json_checks::finite_number(alpha[e], name, at);
-    if (a < -1.0 || a > 1.0) bad(name, at, "a fraction of the box bound must be in [-1, 1], found " + alpha[e].dump());
+    if (a < -1.0 || a > 1.0) bad(name, at(), "a fraction of the box bound must be in [-1, 1], found " + alpha[e].dump());
     d.alpha.push_back(a);
   }
   if (const auto it = j.find("copies"); it != j.end()) {

@@ -58,8 +58,9 @@ std::vector<T> number_array(const json& j, const char* key, const std::string& n
   }
   std::vector<T> out(a.size());
   for (std::size_t e = 0; e < a.size(); ++e) {
-    const double v = json_checks::finite_number(a[e], name, where + "/" + std::to_string(e));
-    if (std::abs(v) > std::numeric_limits<float>::max()) bad(name, where + "/" + std::to_string(e), "beyond float range");
+    const auto at = [&] { return where + "/" + std::to_string(e); };  // built for a message only
+    const double v = json_checks::finite_number(a[e], name, at);
+    if (std::abs(v) > std::numeric_limits<float>::max()) bad(name, at(), "beyond float range");
     out[e] = static_cast<T>(v);
   }
   return out;
