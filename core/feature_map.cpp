@@ -249,15 +249,25 @@ Dataset FeatureMap::map(const Dataset& data) const {
   row_ptr.resize(n + 1);
   for (std::size_t i = 0; i <= n; ++i) row_ptr[i] = i * width;
   const std::size_t blocks = (n + kFeatureMapBlockRows - 1) / kFeatureMapBlockRows;
+  // Each block's first row with a value that is not finite (n: none): rows
+  // far outside the float range the map computes in (3e38 through Nyström's
+  // kernel) must not reach a solver or a score.
+  std::vector<std::size_t> first_bad(blocks, n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t blk = range.begin(); blk != range.end(); ++blk) {
       const std::size_t begin = blk * kFeatureMapBlockRows, end = std::min(n, begin + kFeatureMapBlockRows);
       map_rows(data, begin, end, values.data() + begin * width);
       for (std::size_t i = begin; i < end; ++i) {
         for (std::size_t j = 0; j < width; ++j) indices[i * width + j] = static_cast<std::uint32_t>(j);
+        const float* row = values.data() + i * width;
+        if (first_bad[blk] == n && !std::all_of(row, row + width, [](float v) { return std::isfinite(v); })) first_bad[blk] = i;
       }
     }
   });
+  if (const std::size_t bad = first_bad.empty() ? n : *std::min_element(first_bad.begin(), first_bad.end()); bad < n) {
+    throw InputError(data.source + ": row " + std::to_string(bad + 1) + ": kernel_approximation maps it to values " +
+                     "that are not finite (its features are too large for the map; scale them)");
+  }
   return out;
 }
 
@@ -296,6 +306,10 @@ FeatureMap fit_feature_map(const FeatureMapSettings& settings, const Dataset& tr
                      train.source + " has " + std::to_string(train.size()));
   }
   fit_nystroem(f, train, rng.sample_indices(train.size(), f.components));
+  if (!std::all_of(f.projection.begin(), f.projection.end(), [](float v) { return std::isfinite(v); })) {
+    throw InputError(train.source + ": kernel_approximation: the Nyström map fitted on these rows is not finite (their " +
+                     "features are too large for the kernel's float arithmetic; scale them)");
+  }
   return f;
 }
 

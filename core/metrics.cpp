@@ -50,7 +50,10 @@ namespace {
 std::vector<std::size_t> order_by_score_desc(const std::vector<double>& scores) {
   std::vector<std::size_t> order(scores.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  // NaN scores last (a strict weak order: `>` alone is none with NaNs).
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return !std::isnan(scores[a]) && (std::isnan(scores[b]) || scores[a] > scores[b]);
+  });
   return order;
 }
 }  // namespace
@@ -64,10 +67,10 @@ std::optional<double> roc_auc(const std::vector<double>& scores, const std::vect
   while (i < order.size()) {
     std::size_t j = i;
     double group_pos = 0, group_neg = 0;
-    while (j < order.size() && scores[order[j]] == scores[order[i]]) {
+    do {  // at least the row itself: a NaN score equals nothing, not even itself
       (positive[order[j]] ? group_pos : group_neg) += 1;
       ++j;
-    }
+    } while (j < order.size() && scores[order[j]] == scores[order[i]]);
     area += group_neg * (pos + 0.5 * group_pos);
     pos += group_pos;
     neg += group_neg;
@@ -125,7 +128,9 @@ bool walk_score_groups(const std::vector<double>& scores, const std::vector<char
   const std::vector<std::size_t> order = order_by_score_desc(scores);
   double tp = 0, fp = 0;
   for (std::size_t i = 0, j = 0; i < order.size(); i = j) {
-    while (j < order.size() && scores[order[j]] == scores[order[i]]) (positive[order[j++]] ? tp : fp) += 1;
+    do {  // at least the row itself (a NaN score equals nothing)
+      (positive[order[j++]] ? tp : fp) += 1;
+    } while (j < order.size() && scores[order[j]] == scores[order[i]]);
     if (!visit(GroupCut{tp, fp, pos, neg, threshold_below(scores, order, i, j)})) break;
   }
   return true;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <string>
 #include <stdexcept>
 
 #include "core/output_file.hpp"
@@ -90,8 +92,30 @@ std::optional<Dataset> AnyModel::map_features(const Dataset& data) const {
 
 std::vector<double> AnyModel::scores(const Dataset& input) const { return scores(input, map_features(input)); }
 
+namespace {
+
+// Every decision value finite, or an InputError naming the data and the first
+// row whose value is not: a row far outside the training data's range (1e30
+// under a polynomial kernel, 3e38 through a Nyström map) can overflow a
+// valid model, and a NaN score has no class, no rank and no threshold side.
+void require_finite_scores(const std::vector<double>& scores, const Dataset& data) {
+  const auto bad = std::find_if(scores.begin(), scores.end(), [](double v) { return !std::isfinite(v); });
+  if (bad == scores.end()) return;
+  const std::size_t per_row = scores.size() / std::max<std::size_t>(data.size(), 1);
+  const std::size_t row = static_cast<std::size_t>(bad - scores.begin()) / std::max<std::size_t>(per_row, 1);
+  throw InputError(data.source + ": row " + std::to_string(row + 1) + ": the model's decision value is " +
+                   (std::isnan(*bad) ? "NaN" : "infinite") +
+                   " (the row's values overflow the model; scale them as the training data was)");
+}
+
+}  // namespace
+
 std::vector<double> AnyModel::scores(const Dataset& input, const std::optional<Dataset>& mapped) const {
-  if (kernel) return kernel->scores(input);
+  if (kernel) {
+    std::vector<double> out = kernel->scores(input);
+    require_finite_scores(out, input);
+    return out;
+  }
   const Dataset& data = mapped ? *mapped : input;
   const std::size_t K = static_cast<std::size_t>(linear->outputs);
   std::vector<double> out(data.size() * K);
@@ -99,6 +123,7 @@ std::vector<double> AnyModel::scores(const Dataset& input, const std::optional<D
   parallel_for_index((data.size() + kRows - 1) / kRows, [&](std::size_t b) {
     for (std::size_t i = b * kRows; i < std::min(data.size(), (b + 1) * kRows); ++i) linear->scores(data.row(i), &out[i * K]);
   });
+  require_finite_scores(out, input);
   return out;
 }
 
