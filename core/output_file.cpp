@@ -300,6 +300,18 @@ void OutputFile::commit() {
   committed_ = true;
 }
 
+void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& inputs) {
+  struct stat o{};
+  if (out.empty() || out == "-" || ::stat(out.c_str(), &o) != 0 || !S_ISREG(o.st_mode)) return;
+  for (const auto& [what, path] : inputs) {
+    struct stat i{};
+    if (path->empty() || *path == "-" || ::stat(path->c_str(), &i) != 0) continue;
+    if (i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
+      throw InputError(out + ": the output is " + what + " (" + *path + "); refusing to overwrite it");
+    }
+  }
+}
+
 void make_output_directory(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);

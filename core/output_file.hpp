@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/errors.hpp"
 
@@ -85,6 +86,17 @@ void write_output(const std::string& path, std::string_view content);
 // Create directory `path` and its parents where missing (InputError naming
 // it when that fails: a file in the way, no permission, ...).
 void make_output_directory(const std::string& path);
+
+// An output that is the very file of an input (same device and inode: the
+// same path, a link, another spelling) would be replaced by the temp-file
+// rename: InputError "OUT: the output is WHAT (PATH); refusing to overwrite
+// it". Outputs that do not exist yet or are not regular files (-, FIFOs,
+// devices) and inputs that are empty, "-" or missing are never refused.
+struct NamedInput {
+  const char* what;          // "the data", "the source model", ...
+  const std::string* path;
+};
+void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& inputs);
 
 // Check standard output at the end of a command: flush C and C++ streams and
 // throw OutputError (BrokenPipe) if any earlier write to them failed.

@@ -339,18 +339,17 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
 void refuse_output_over_input(const Commands& c, bool train, bool predict, bool featurize, bool no_output) {
   if (no_output) return;
   const std::string& out = train ? c.model_path : predict ? c.predict.output : featurize ? c.output : c.json_path;
-  struct stat o{};
-  if (out.empty() || out == "-" || ::stat(out.c_str(), &o) != 0 || !S_ISREG(o.st_mode)) return;
-  std::vector<std::pair<const char*, const std::string*>> inputs = {
-      {"the data", &c.data_path}, {"the config", &c.config_path}, {"the weights", &c.inputs.weights_file}};
+  std::vector<NamedInput> inputs = {{"the data", &c.data_path}, {"the config", &c.config_path}, {"the weights", &c.inputs.weights_file}};
   if (!train) inputs.push_back({"the model", &c.model_path});
-  for (const auto& [what, path] : inputs) {
-    struct stat i{};
-    if (path->empty() || *path == "-" || ::stat(path->c_str(), &i) != 0) continue;
-    if (i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
-      throw InputError(out + ": the output is " + what + " (" + *path + "); refusing to overwrite it");
-    }
-  }
+  refuse_overwriting(out, inputs);
+}
+
+// The inputs that only the settings name (a config file or --set): transfer's
+// source model and a weights_file. `train --set source_model=m.json D m.json`
+// replaced the source with a model that named itself as its source.
+void refuse_model_over_settings_inputs(const api::Settings& settings, const std::string& model_path) {
+  const TrainConfig& config = settings.config();
+  refuse_overwriting(model_path, {{"the source model", &config.source_model}, {"the weights", &config.weights_file}});
 }
 
 int main_impl(int argc, char** argv) {
@@ -385,6 +384,9 @@ int main_impl(int argc, char** argv) {
   refuse_output_over_input(c, train->parsed(), predict->parsed(), featurize->parsed(), run->parsed() || inspect->parsed());
   c.inputs.add_to(c.sets);
   c.operating.add_to(c.sets);
+  if (train->parsed() && !c.model_path.empty()) {  // also --cv --refit's model
+    refuse_model_over_settings_inputs(api::Settings::load(c.config_path, c.sets), c.model_path);
+  }
   if (train->parsed() && c.cv.folds == 0 && !c.model_path.empty() && c.cv.grid.empty() && !c.cv.refit && !c.cv.cold) {
     return run_train(c.config_path, c.sets, c.data_path, c.model_path, c.quiet, c.strict);
   }

@@ -298,6 +298,36 @@ void report_done(const Experiment& e, std::size_t runs, double seconds, const st
   for (const auto& i : images) std::fprintf(stderr, "plot: %s\n", i.c_str());
 }
 
+// The files run writes into its folder must not be any of its inputs (`run
+// e.json -o dir` with dir/results.csv as the data replaced the data with the
+// results table): exit 2 before anything is read or written. Inputs: the
+// experiment file, the data files and every grid point's source model, warm
+// start and weights file; a plot replaces files in OUT/plots, so no input may
+// be there either.
+void refuse_outputs_over_inputs(const Experiment& e, const std::string& output_dir) {
+  std::vector<NamedInput> inputs = {{"the experiment", &e.path}, {"the data", &e.data.file},
+                                    {"the training data", &e.data.train}, {"the test data", &e.data.test}};
+  for (const GridPoint& p : e.points) {
+    inputs.push_back({"a source model", &p.config.source_model});
+    inputs.push_back({"a warm start's model", &p.config.init_model});
+    inputs.push_back({"a weights file", &p.config.weights_file});
+  }
+  for (const char* name : {"best_model.json", "results.csv", "results_no_timing.json", "results.json", "runs.jsonl"}) {
+    refuse_overwriting((fs::path(output_dir) / name).string(), inputs);
+  }
+  std::error_code ec;
+  const fs::path plots = fs::weakly_canonical(fs::path(output_dir) / "plots", ec);
+  for (const auto& [what, path] : inputs) {
+    if (ec || path->empty() || *path == "-") continue;
+    std::error_code ec2;
+    const fs::path where = fs::weakly_canonical(*path, ec2);
+    if (!ec2 && where.parent_path() == plots) {
+      throw InputError(*path + ": " + what + " is in the plots folder that pegasos run writes (" + plots.string() +
+                       "); move it or choose another output folder");
+    }
+  }
+}
+
 }  // namespace
 
 json run_experiment(const Experiment& e, const RunOptions& options) {
@@ -308,10 +338,11 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
   const int threads = e.points.front().config.threads;
   if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, threads);
 
-  const LoadedData data = load_prefixed(e, origin);
-  const double load_seconds = seconds_since(start);
   const std::string output_dir =
       options.output_dir.empty() ? (fs::path(e.directory) / (e.name + "_results")).string() : options.output_dir;
+  refuse_outputs_over_inputs(e, output_dir);
+  const LoadedData data = load_prefixed(e, origin);
+  const double load_seconds = seconds_since(start);
 
   const bool select = !e.select_metric.empty();
   const std::vector<RunSpec> specs = sweep_runs(e, data.test && !select);
