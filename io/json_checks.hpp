@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 #include <string_view>
 #include <type_traits>
 
@@ -98,6 +99,25 @@ inline void check_model_header(const nlohmann::json& j, const std::string& name,
                                      "); upgrade pegasos");
   }
   if (version.get<long>() < 1) bad(name, "/format_version", "invalid version");
+}
+
+// A model's class names: at least two, none empty or holding a control
+// character (predict prints them as a tab-separated column: a tab or a line
+// break would split it, as the data readers refuse for labels), no repeats.
+inline void check_model_classes(const std::vector<std::string>& classes, const std::string& name) {
+  if (classes.size() < 2) bad(name, "/classes", "a model needs at least two classes");
+  for (std::size_t a = 0; a < classes.size(); ++a) {
+    const std::string field = "/classes/" + std::to_string(a);
+    if (classes[a].empty()) bad(name, field, "a class name cannot be empty");
+    for (const char c : classes[a]) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        bad(name, field, "class name contains a control character (tab, line break, ...)");
+      }
+    }
+    for (std::size_t b = 0; b < a; ++b) {
+      if (classes[a] == classes[b]) bad(name, field, "class '" + classes[a] + "' is repeated");
+    }
+  }
 }
 
 }  // namespace pegasos::json_checks

@@ -243,7 +243,7 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
   } catch (const json::type_error& e) {
     throw InputError(name + ": wrong type in model file: " + e.what());
   }
-  if (m.classes.size() < 2) bad(name, "/classes", "a model needs at least two classes");
+  json_checks::check_model_classes(m.classes, name);
   const json& dim = need(j, "dimension", name);
   if (!dim.is_number_unsigned() || dim.get<std::uint64_t>() > (std::uint64_t{1} << 32) - 1) {
     bad(name, "/dimension", "expected a non-negative 32-bit integer");

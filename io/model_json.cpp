@@ -162,12 +162,7 @@ void read_model_header(const json& j, const std::string& name, Model& m) {
     bad(name, "/outputs", "expected a positive integer");
   }
   m.outputs = outputs.get<int>();
-  if (m.classes.size() < 2) bad(name, "/classes", "a model needs at least two classes");
-  for (std::size_t a = 0; a < m.classes.size(); ++a) {
-    for (std::size_t b = 0; b < a; ++b) {
-      if (m.classes[a] == m.classes[b]) bad(name, "/classes/" + std::to_string(a), "class '" + m.classes[a] + "' is repeated");
-    }
-  }
+  json_checks::check_model_classes(m.classes, name);
   if (m.bias_mode != "none" && m.bias_mode != "feature" && m.bias_mode != "unregularized") {
     bad(name, "/bias_mode", "expected none, feature or unregularized, found '" + m.bias_mode + "'");
   }

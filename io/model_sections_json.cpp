@@ -346,6 +346,16 @@ void operating_point_from_json(const nlohmann::json& model, const std::string& n
     if (h.outputs != 1) bad(name, "/threshold", "a decision threshold is for binary models");
     const json& score = json_checks::need(*it, "score", name, "/threshold", "pegasos model");
     h.threshold = json_checks::finite_number(score, name, "/threshold/score");
+    // The record names the class a score above the threshold predicts: the
+    // second class of a binary model, always (a file that says otherwise
+    // would be applied the other way round from what it claims).
+    if (auto pc = it->find("positive_class"); pc != it->end()) {
+      if (!pc->is_string() || h.classes.size() != 2 || pc->get<std::string>() != h.classes[1]) {
+        bad(name, "/threshold/positive_class",
+            "expected \"" + (h.classes.size() == 2 ? h.classes[1] : std::string()) +
+                "\", the class a score above the threshold predicts (the model's second class)");
+      }
+    }
     json rest = *it;
     rest.erase("score");
     h.threshold_record = json_object_text(rest);
