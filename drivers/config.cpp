@@ -391,6 +391,7 @@ void read_data_settings(json& all, const std::string& origin, TrainConfig& c) {
     } catch (const InputError& e) {
       throw ConfigError(e.what());
     }
+    for (const auto& [key, why] : text_option_conflicts(*c.features)) fail(origin, "features." + key, why);
   }
   for (const char* key : {"text_field", "label_field"}) {
     if (!all[key].is_string() || all[key].get<std::string>().empty()) fail(origin, key, "expected a non-empty field name");

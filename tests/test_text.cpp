@@ -555,7 +555,13 @@ TEST_CASE("invalid options are rejected with the key, ignored ones are reported"
   CHECK_THROWS_AS(TextFeaturizer(o), pegasos::ConfigError);
   o = {};
   o.min_df = 3;
-  CHECK(pegasos::text_option_warnings(o) == Strings{"min_df is ignored in mode=hashing"});
+  using Conflicts = std::vector<std::pair<std::string, std::string>>;
+  CHECK(pegasos::text_option_conflicts(o) == Conflicts{{"min_df", "only used with mode=vocabulary (mode is hashing)"}});
+  o.mode = TextMode::kVocabulary;
+  CHECK(pegasos::text_option_conflicts(o).empty());
+  o.hash_bits = 12;
+  REQUIRE(pegasos::text_option_conflicts(o).size() == 1);
+  CHECK(pegasos::text_option_conflicts(o)[0].first == "hash_bits");
   CHECK(pegasos::parse_text_mode("vocabulary") == TextMode::kVocabulary);
   CHECK_FALSE(pegasos::parse_term_frequency("log").has_value());
 }

@@ -62,18 +62,21 @@ void validate_text_options(const TextOptions& options) {
   if (auto e = text_options_error(options)) throw ConfigError(e->first + ": " + e->second);
 }
 
-std::vector<std::string> text_option_warnings(const TextOptions& o) {
+std::vector<std::pair<std::string, std::string>> text_option_conflicts(const TextOptions& o) {
   const TextOptions d;
-  std::vector<std::string> w;
+  std::vector<std::pair<std::string, std::string>> c;
   if (o.mode == TextMode::kHashing) {
-    if (o.min_df != d.min_df) w.push_back("min_df is ignored in mode=hashing");
-    if (o.max_df != d.max_df) w.push_back("max_df is ignored in mode=hashing");
-    if (o.max_features != d.max_features) w.push_back("max_features is ignored in mode=hashing (use hash_bits)");
+    const std::string why = "only used with mode=vocabulary (mode is hashing)";
+    if (o.min_df != d.min_df) c.emplace_back("min_df", why);
+    if (o.max_df != d.max_df) c.emplace_back("max_df", why);
+    if (o.max_features != d.max_features) c.emplace_back("max_features", why + "; hashing has 2^hash_bits features");
   } else {
-    if (o.hash_bits != d.hash_bits) w.push_back("hash_bits is ignored in mode=vocabulary");
-    if (o.keep_terms != d.keep_terms) w.push_back("keep_terms is ignored in mode=vocabulary (the vocabulary names every feature)");
+    if (o.hash_bits != d.hash_bits) c.emplace_back("hash_bits", "only used with mode=hashing (mode is vocabulary)");
+    if (o.keep_terms != d.keep_terms) {
+      c.emplace_back("keep_terms", "only used with mode=hashing (mode is vocabulary: the vocabulary names every feature)");
+    }
   }
-  return w;
+  return c;
 }
 
 json text_options_to_json(const TextOptions& o) {

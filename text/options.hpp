@@ -63,9 +63,11 @@ std::optional<TermFrequency> parse_term_frequency(std::string_view name);  // "r
 std::optional<std::pair<std::string, std::string>> text_options_error(const TextOptions& options);
 // Throws ConfigError("KEY: problem") for the first invalid setting.
 void validate_text_options(const TextOptions& options);
-// Non-default settings that the chosen mode ignores ("min_df is ignored in
-// mode=hashing"), for the driver to print as warnings.
-std::vector<std::string> text_option_warnings(const TextOptions& options);
+// Non-default settings that the chosen mode would ignore, as {key, problem}
+// ({"min_df", "only used with mode=vocabulary (mode is hashing)"}): the config
+// door refuses them (a setting is never silently ignored). Stored models are
+// read as they are.
+std::vector<std::pair<std::string, std::string>> text_option_conflicts(const TextOptions& options);
 
 nlohmann::json text_options_to_json(const TextOptions& options);
 // Strict: unknown keys, wrong types and invalid values throw InputError
