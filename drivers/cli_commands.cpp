@@ -16,6 +16,12 @@ namespace {
 const CLI::Validator kNonEmptyPath(
     [](std::string& v) { return v.empty() ? std::string("an empty path (use - for standard output)") : std::string(); },
     "PATH");
+// An input file: not empty ("error: : cannot open" named nothing, and an
+// empty --init-model or --weights, read as "unset", trained from zero or
+// unweighted without a word: an unset shell variable went unnoticed).
+const CLI::Validator kInputPath(
+    [](std::string& v) { return v.empty() ? std::string("an empty path (use - for standard input)") : std::string(); },
+    "PATH");
 // `run --output`: a folder (results.json, runs.jsonl, plots), never a stream.
 const CLI::Validator kFolderPath(
     [](std::string& v) {
@@ -49,6 +55,15 @@ const CLI::Validator kWholeNumber(
     },
     "INT");
 
+// A rate strictly between 0 and 1 (--max-fpr, --target-recall; after kNumber):
+// named by its own flag, where the setting's check named a --set never typed.
+const CLI::Validator kOpenUnit(
+    [](std::string& v) {
+      const double d = std::strtod(v.c_str(), nullptr);
+      return d > 0.0 && d < 1.0 ? std::string() : "must be in (0, 1), got " + v;
+    },
+    "RATE");
+
 // --cv K: K >= 2 (0 or 1 used to train silently without cross-validation).
 const CLI::Validator kFolds(
     [](std::string& v) {
@@ -61,8 +76,8 @@ const CLI::Validator kFolds(
 CLI::App* add_predict_command(CLI::App& app, Commands& c, bool options) {
   CLI::App* predict = app.add_subcommand("predict", "predict: one line per example, label TAB decision value(s)");
   if (!options) return predict;
-  predict->add_option("model", c.model_path, "model file written by pegasos train")->required();
-  predict->add_option("data", c.data_path, "data to predict (labels optional)")->required();
+  predict->add_option("model", c.model_path, "model file written by pegasos train")->required()->check(kInputPath);
+  predict->add_option("data", c.data_path, "data to predict (labels optional)")->required()->check(kInputPath);
   predict->add_option("--output,-o", c.predict.output, "write predictions here instead of stdout")->check(kNonEmptyPath);
   predict->add_option("--format,-f", c.predict.format,
                       "how to read DATA: libsvm, csv, jsonl, text_tsv, text_dir or document (default: the model's "
@@ -96,9 +111,12 @@ CLI::App* add_featurize_command(CLI::App& app, Commands& c, bool options) {
   featurize->add_option("--config,-c", c.config_path, "JSON configuration file (reader and text featurization settings)")
       ->check(CLI::ExistingFile);
   featurize->add_option("--set,-s", c.sets, "override a setting, KEY=VALUE (repeatable)");
-  featurize->add_option("--model,-m", c.model_path, "use this model's reader settings and fitted featurizer (for test data)");
+  featurize->add_option("--model,-m", c.model_path, "use this model's reader settings and fitted featurizer (for test data)")
+      ->check(kInputPath);
   featurize->add_flag("--quiet,-q", c.quiet, "no summary on stderr");
-  featurize->add_option("data", c.data_path, "data (raw text, LIBSVM/SVMlight or CSV; - for standard input)")->required();
+  featurize->add_option("data", c.data_path, "data (raw text, LIBSVM/SVMlight or CSV; - for standard input)")
+      ->required()
+      ->check(kInputPath);
   featurize->add_option("out", c.output, "where to write the LIBSVM file (- for standard output)")
       ->required()
       ->check(kNonEmptyPath);
@@ -112,7 +130,7 @@ CLI::App* add_featurize_command(CLI::App& app, Commands& c, bool options) {
 CLI::App* add_inspect_command(CLI::App& app, Commands& c, bool options) {
   CLI::App* inspect = app.add_subcommand("inspect", "show a model: settings, training summary, bias, top weights per class");
   if (!options) return inspect;
-  inspect->add_option("model", c.model_path, "model file written by pegasos train")->required();
+  inspect->add_option("model", c.model_path, "model file written by pegasos train")->required()->check(kInputPath);
   inspect->add_option("--top,-n", c.inspect.top, "features per list (default 20; 0: summary only)")
       ->check(kWholeNumber)
       ->check(CLI::Range(0, 1000000));
@@ -138,20 +156,24 @@ void add_operating_options(CLI::App& train, OperatingFlags& o) {
                  "fit probabilities (Platt) on out-of-fold decision values and store them (predict --proba)");
   train.add_option("--max-fpr", o.max_fpr,
                    "binary: store the threshold whose out-of-fold false-positive rate is at most F (predict uses it)")
-      ->check(kNumber);
+      ->check(kNumber)
+      ->check(kOpenUnit);
   train.add_option("--target-recall", o.target_recall,
                    "binary: store the highest threshold whose out-of-fold recall is at least R")
-      ->check(kNumber);
+      ->check(kNumber)
+      ->check(kOpenUnit);
 }
 
 
 void add_input_options(CLI::App& train, TrainInputs& in) {
   train.add_option("--init-model", in.init_model,
                    "warm start: continue from this model (same objective, classes, features, bias); "
-                   "the init_model setting");
+                   "the init_model setting")
+      ->check(kInputPath);
   train.add_option("--weights", in.weights_file,
                    "per-example weights: one number >= 0 per training row, in the data's order (like LIBLINEAR -W); "
-                   "the weights_file setting");
+                   "the weights_file setting")
+      ->check(kInputPath);
 }
 
 
@@ -185,8 +207,10 @@ CLI::App* add_train_command(CLI::App& app, Commands& c, bool options) {
   add_input_options(*train, c.inputs);
   train->add_option("data", c.data_path,
                     "training data: LIBSVM/SVMlight, CSV, raw text (JSONL, TSV, a folder per class), optionally .gz; "
-                    "- for standard input")->required();
-  train->add_option("model", c.model_path, "where to write the model (JSON); with --cv only with --refit");
+                    "- for standard input")
+      ->required()
+      ->check(kInputPath);
+  train->add_option("model", c.model_path, "where to write the model (JSON); with --cv only with --refit")->check(kNonEmptyPath);
   add_cv_options(*train, c.cv);
   add_operating_options(*train, c.operating);
   // Made when shown (it lists every setting); CLI11 puts a newline after it.
@@ -201,8 +225,8 @@ CLI::App* add_train_command(CLI::App& app, Commands& c, bool options) {
 CLI::App* add_eval_command(CLI::App& app, Commands& c, bool options) {
   CLI::App* eval = app.add_subcommand("eval", "evaluate a model on labelled data");
   if (!options) return eval;
-  eval->add_option("model", c.model_path, "model file written by pegasos train")->required();
-  eval->add_option("data", c.data_path, "labelled data (- for standard input)")->required();
+  eval->add_option("model", c.model_path, "model file written by pegasos train")->required()->check(kInputPath);
+  eval->add_option("data", c.data_path, "labelled data (- for standard input)")->required()->check(kInputPath);
   eval->add_option("--json,-j", c.json_path, "also write the metrics as JSON to this file")->check(kNonEmptyPath);
   eval->add_option("--max-fpr", c.max_fpr, "binary: report the threshold meeting this false-positive rate")
       ->check(kNumber)
@@ -214,7 +238,7 @@ CLI::App* add_run_command(CLI::App& app, Commands& c, bool options) {
   CLI::App* run =
       app.add_subcommand("run", "run an experiment: pegasos run EXPERIMENT.json [--output DIR] [--quiet] [--resume]");
   if (!options) return run;
-  run->add_option("experiment", c.experiment_path, "experiment file (JSON; see docs/experiments.md)")->required();
+  run->add_option("experiment", c.experiment_path, "experiment file (JSON; see docs/experiments.md)")->required()->check(kInputPath);
   run->add_option("--output,-o", c.output, "results folder (default: <name>_results/ next to the experiment file)")
       ->check(kFolderPath);
   run->add_flag("--quiet,-q", c.quiet, "no progress bar or summary on stderr");
