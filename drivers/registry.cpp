@@ -377,7 +377,14 @@ double model_objective(const Model& model, const Dataset& data) {
   for (std::size_t i = 0; i < data.size(); ++i) {
     if (data.labels[i] >= 0) rows.push_back(i);
   }
-  const std::optional<double> summary_regulariser = training_regularizer(model.training);
+  const ObjectiveRow* row = find_objective(model.objective);
+  const auto is = [&](ObjectiveId id) { return row != nullptr && row->id == id; };
+  // λ/2 ‖w‖² from the weights themselves, so that the objective is that of
+  // the weights the file holds (a file edited or damaged since training gets
+  // its own, not the summary's). Transfer's regulariser is the distance to
+  // the source model, which the file does not hold: the training summary's.
+  const std::optional<double> summary_regulariser =
+      is(ObjectiveId::kTransfer) ? training_regularizer(model.training) : std::nullopt;
   const double regulariser =
       summary_regulariser ? *summary_regulariser
                           : model.lambda / 2 *
@@ -387,8 +394,6 @@ double model_objective(const Model& model, const Dataset& data) {
   std::vector<double> cost(K, 1.0);
   if (const auto class_cost = training_class_cost(model.training); class_cost && class_cost->size() == K) cost = *class_cost;
   // The objective's mean cost only sets a projection radius: irrelevant here.
-  const ObjectiveRow* row = find_objective(model.objective);
-  const auto is = [&](ObjectiveId id) { return row != nullptr && row->id == id; };
   if (is(ObjectiveId::kHinge) || is(ObjectiveId::kTransfer)) {
     return regulariser + mean_loss(data, Hinge(1), model.weights, model.bias, rows);
   }
