@@ -265,6 +265,19 @@ mdl("objective_number.json", lambda m: m.update(objective=3), 2, ["wrong type", 
 mdl("classes_one.json", lambda m: m.update(classes=["1"]), 2, ["/classes: a model needs at least two classes"], "one class")
 mdl("classes_numbers.json", lambda m: m.update(classes=[-1, 1]), 2, ["wrong type", "/classes/0"], "classes must be strings")
 mdl("classes_duplicate.json", lambda m: m.update(classes=["1", "1"]), 2, ["/classes/1: class '1' is repeated"], "duplicate class")
+mdl("classes_tab.json", lambda m: m.update(classes=["a\tb", "1"]), 2,
+    ["/classes/0: class name contains a control character"], "predict prints classes as a tab-separated column")
+mdl("classes_newline.json", lambda m: m.update(classes=["-1", "a\nb"]), 2,
+    ["/classes/1: class name contains a control character"], "a line break would split predict's output lines")
+mdl("classes_empty.json", lambda m: m.update(classes=["", "1"]), 2, ["/classes/0: a class name cannot be empty"],
+    "an empty class printed as an empty column")
+mdl("threshold_other_class.json", lambda m: m.update(threshold={"score": 0.5, "positive_class": "7"}), 2,
+    ["/threshold/positive_class: expected \"1\""], "a threshold record naming a class the model does not have")
+# The error names the data file and its row (the model file is valid).
+model_variant(d + "weights_overflow.json", lambda m: m.update(weights=[[1.7e308, 1.7e308, -1.7e308]]), "predict", 2,
+              ["good.svm: row 1: the model's decision value is"], "finite weights whose scores overflow: no NaN label")
+model_variant(d + "weights_overflow_eval.json", lambda m: m.update(weights=[[1.7e308, 1.7e308, -1.7e308]]), "eval", 2,
+              ["good.svm: row 1: the model's decision value is"], "eval hung in its ROC walk on a NaN score")
 mdl("bias_mode_unknown.json", lambda m: m.update(bias_mode="sideways"), 2, ["/bias_mode: expected none, feature or unregularized"],
     "unknown bias mode")
 mdl("outputs_mismatch.json", lambda m: m.update(outputs=3), 2, ["/outputs: 3 outputs do not match 2 classes"], "shape")
