@@ -203,7 +203,12 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (fd_ < 0) {
     tmp_.clear();
-    throw InputError(path + ": cannot create output file: " + std::strerror(mkstemp_errno));
+    // The file is written beside PATH and renamed over it: name the folder
+    // (`train d.svm /proc/version` said "No such file or directory" of a
+    // path that exists).
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    throw InputError(path + ": cannot create output file (a temporary file in " +
+                     (folder.empty() ? std::string(".") : folder) + " renamed over it): " + std::strerror(mkstemp_errno));
   }
 }
 
