@@ -111,6 +111,7 @@ class Dataset {
   std::vector<std::string> classes;   // class names in canonical order
   std::uint32_t dimension = 0;        // 1 + largest feature index (0-based)
   std::string source;                 // file name, for messages
+  std::size_t first_row = 1;          // how messages number rows: 1 for files, 0 for arrays (Python's X[i])
   // CSV with a header row: the names of the feature columns (feature j is
   // feature_names[j]); empty otherwise.
   std::vector<std::string> feature_names;

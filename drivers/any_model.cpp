@@ -103,7 +103,7 @@ void require_finite_scores(const std::vector<double>& scores, const Dataset& dat
   if (bad == scores.end()) return;
   const std::size_t per_row = scores.size() / std::max<std::size_t>(data.size(), 1);
   const std::size_t row = static_cast<std::size_t>(bad - scores.begin()) / std::max<std::size_t>(per_row, 1);
-  throw InputError(data.source + ": row " + std::to_string(row + 1) + ": the model's decision value is " +
+  throw InputError(data.source + ": row " + std::to_string(row + data.first_row) + ": the model's decision value is " +
                    (std::isnan(*bad) ? "NaN" : "infinite") +
                    " (the row's values overflow the model; scale them as the training data was)");
 }

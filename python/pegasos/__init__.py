@@ -62,12 +62,34 @@ def _threads(n_jobs):
     """scikit-learn's n_jobs as the engine's `threads` (0 = all cores)."""
     if n_jobs is None:
         return 1
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)):
+        raise ValueError("n_jobs: expected None or a whole number of threads (-1: all cores), got %r" % (n_jobs,))
     n_jobs = int(n_jobs)
     if n_jobs == 0:
         raise ValueError("n_jobs == 0 has no meaning (use None, a positive count or -1)")
     if n_jobs > 0:
         return n_jobs
     return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+
+
+# Engine settings that a named parameter sets (settings= is for further ones).
+_NAMED_SETTINGS = {"objective": "objective", "lambda": "lam", "solver": "solver", "class_weight": "class_weight",
+                   "batch_size": "batch_size", "epochs": "epochs", "max_epochs": "max_epochs",
+                   "tolerance": "tol", "bias": "bias", "seed": "random_state", "threads": "n_jobs",
+                   "source_model": "source", "init_model": "warm_start"}
+
+
+def _keeping_state_on_error(estimator, fit, *args):
+    """fit(*args), and if it raises, the estimator's attributes as they were before
+    (validation sets n_features_in_ before training: a failed refit on 6 columns left a
+    4-feature model predicting 6-column rows with 2 ignored)."""
+    saved = dict(estimator.__dict__)
+    try:
+        return fit(*args)
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(saved)
+        raise
 
 
 def _engine_names(labels):
@@ -169,6 +191,10 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             if isinstance(self.class_weight, dict):
                 costs = {name: float(cost) for name, cost in
                          zip(_engine_names(list(self.class_weight)), self.class_weight.values())}
+                for label, cost in zip(self.class_weight, costs.values()):
+                    if not (np.isfinite(cost) and cost > 0):
+                        raise ValueError("class_weight: the cost of label %r must be a finite number > 0, got %r"
+                                         % (label, cost))
                 out.append("class_weight=" + json.dumps(costs))
             else:
                 out.append("class_weight=" + _setting_text(self.class_weight))
@@ -181,7 +207,13 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         if self.random_state is not None:
             out.append("seed=" + _setting_text(self._seed()))
         out.append("threads=" + str(_threads(self.n_jobs)))
-        for key, value in (self.settings or {}).items():
+        settings = self.settings if self.settings is not None else {}
+        if not isinstance(settings, dict):
+            raise TypeError("settings: expected a dict of further engine settings, got %s" % type(settings).__name__)
+        for key, value in settings.items():
+            if key in _NAMED_SETTINGS:
+                # a second value for a named parameter would silently win over it
+                raise ValueError("settings: %r is set by the parameter %s; set it there" % (key, _NAMED_SETTINGS[key]))
             out.append("%s=%s" % (key, _setting_text(value)))
         return out
 
@@ -195,6 +227,8 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             return 42
         if not isinstance(seed, (int, np.integer)):
             seed = check_random_state(seed).randint(np.iinfo(np.int32).max)
+        if not 0 <= int(seed) < 2 ** 64:
+            raise ValueError("random_state: %d is out of the seed's range 0 .. 2**64 - 1" % int(seed))
         return int(seed)
 
     # ---- data -------------------------------------------------------------------------
@@ -210,6 +244,10 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         float32 values / uint32 indices, zeros dropped."""
         if sp.issparse(X):
             X = X.tocsr()  # CSC is converted (a copy); CSR is used as it is
+            try:  # indptr, indices and data consistent (scipy trusts them; a bad indptr crashed its sort)
+                X.check_format(full_check=True)
+            except ValueError as e:
+                raise ValueError("X: the sparse matrix's arrays are inconsistent: %s" % e) from None
             if not X.has_canonical_format:
                 X = X.copy()
                 X.sum_duplicates()  # also sorts the indices
@@ -220,7 +258,11 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     # ---- training ---------------------------------------------------------------------
 
     def fit(self, X, y, sample_weight=None):
-        """Train on X (n_samples x n_features; dense or scipy.sparse) and labels y of any type."""
+        """Train on X (n_samples x n_features; dense or scipy.sparse) and labels y of any type.
+        A fit that raises leaves the estimator as it was (a fitted one keeps its model)."""
+        return _keeping_state_on_error(self, self._fit, X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight=None):
         warm_features = getattr(self, "n_features_in_", None) if self.warm_start and hasattr(self, "_model") else None
         X, y = self._validate_data(X, y, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32))
         if warm_features is not None and X.shape[1] != warm_features:
@@ -229,6 +271,13 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
                              % (X.shape[1], warm_features))
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError("y: only one class (%r); a classifier needs at least two" % (classes[0],))
+        if isinstance(self.class_weight, dict):
+            unknown = [label for label in self.class_weight if not np.isin(label, classes)]
+            if unknown:
+                raise ValueError("class_weight: label %r does not occur in y (its classes: %s)"
+                                 % (unknown[0], ", ".join(map(repr, classes))))
         self._drawn_seed = None
         self._drawn_seed = self._seed()  # one draw from a RandomState serves the fit and its folds
         if sample_weight is not None:
@@ -339,6 +388,9 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         1/(lam t) step schedule: the engine's warm start). `classes` (every label the model
         will see) is required on the first call. Always the Pegasos solver; `epochs`
         (default 1) passes per call; no convergence warning."""
+        return _keeping_state_on_error(self, self._partial_fit, X, y, classes, sample_weight)
+
+    def _partial_fit(self, X, y, classes=None, sample_weight=None):
         first = not hasattr(self, "_model")
         if first and classes is None:
             raise ValueError("classes: required on the first call to partial_fit (every label of the problem)")
@@ -376,7 +428,15 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             data.set_weights(sample_weight)  # the engine drops the rows of weight 0, scales the rest to mean 1
         with tempfile.TemporaryDirectory(prefix="pegasos-") as tmp:
             overrides = overrides + self._model_file_overrides(tmp, warm)
-            model = _pegasos.train(_pegasos.Settings(overrides), data)
+            try:
+                model = _pegasos.train(_pegasos.Settings(overrides), data)
+            except ValueError as e:
+                # the fitted models handed over as files are named by their parameters
+                message = str(e).replace(os.path.join(tmp, "init_model.json"), "warm_start (the fitted model)")
+                message = message.replace(os.path.join(tmp, "source_model.json"), "source (the fitted estimator)")
+                if message == str(e):
+                    raise
+                raise ValueError(message) from None
         self._set_model(model, classes, names)
 
     def _model_file_overrides(self, tmp, warm):
