@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/output_file.hpp"
 #include "drivers/any_model.hpp"
 #include "io/kernel_settings_json.hpp"
 #include "io/model_json.hpp"
@@ -227,7 +228,10 @@ int run_inspect(const std::string& path, const InspectOptions& options, bool as_
   // Paths and CSV headers may be invalid UTF-8, which JSON cannot hold: replaced.
   const std::string out =
       as_json ? report.dump(2, ' ', false, json::error_handler_t::replace) + "\n" : inspect_text(report);
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  // Through OutputFile (written in place, every write checked): a failed
+  // fwrite left only stdio's error flag, and the final check could not say
+  // why ("standard output: write failed" for /dev/full).
+  write_output("-", out);
   return 0;
 }
 
