@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_nesting.hpp"
+#include "core/output_file.hpp"
 #include "core/suggest.hpp"
 #include "io/feature_map_json.hpp"
 #include "io/kernel_settings_json.hpp"
@@ -68,6 +69,10 @@ const nlohmann::json& default_of(const std::string& key) {
     if (k.name == key) return k.default_value;
   }
   throw std::logic_error("no config key '" + key + "'");
+}
+
+void refuse_model_over_inputs(const TrainConfig& config, const std::string& model_path) {
+  refuse_overwriting(model_path, {{"the source model", &config.source_model}, {"the weights", &config.weights_file}});
 }
 
 nlohmann::json reader_settings(const TrainConfig& config) {

@@ -114,6 +114,12 @@ std::pair<std::string, nlohmann::json> parse_override(const std::string& text);
 // files): format, label_column, normalize, text_field, label_field.
 nlohmann::json reader_settings(const TrainConfig& config);
 
+// A model written to `model_path` must not replace an input that only the
+// settings name: transfer's source_model or a weights_file (`train --set
+// source_model=m.json d.svm m.json` replaced the source with a model naming
+// itself as its source). InputError, as refuse_overwriting (core/output_file).
+void refuse_model_over_inputs(const TrainConfig& config, const std::string& model_path);
+
 // closest_name(key, names): core/suggest.hpp.
 // The closest valid config key to a misspelt one ("" when nothing is close).
 std::string closest_key(const std::string& key);

@@ -440,7 +440,11 @@ int run_cv_command(const std::string& config_path, const std::vector<std::string
   options.warm_path = !cv.cold;
   options.refit = cv.refit;
   const auto start = std::chrono::steady_clock::now();
-  const TrainConfig first = grid_configs(config_path, sets, parse_grid(cv.grid)).front();  // before any data is read
+  const std::vector<TrainConfig> configs = grid_configs(config_path, sets, parse_grid(cv.grid));  // before any data is read
+  const TrainConfig& first = configs.front();
+  if (cv.refit) {
+    for (const TrainConfig& c : configs) refuse_model_over_inputs(c, model_path);
+  }
   const api::CvResult r = api::cross_validate(config_path, sets, data_path, options);
   print_cv(r, r.objective);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -127,6 +127,7 @@ std::string convergence_problem(const nlohmann::json& training,
 int run_train(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
               const std::string& model_path, bool quiet, bool strict) {
   const api::Settings settings = api::Settings::load(config_path, sets);  // validated before any data is read
+  refuse_model_over_inputs(settings.config(), model_path);  // read once: --config may be a pipe
   strict = strict || settings.strict();
   enable_status_line(!quiet);
   Progress progress(quiet);
@@ -344,14 +345,6 @@ void refuse_output_over_input(const Commands& c, bool train, bool predict, bool 
   refuse_overwriting(out, inputs);
 }
 
-// The inputs that only the settings name (a config file or --set): transfer's
-// source model and a weights_file. `train --set source_model=m.json D m.json`
-// replaced the source with a model that named itself as its source.
-void refuse_model_over_settings_inputs(const api::Settings& settings, const std::string& model_path) {
-  const TrainConfig& config = settings.config();
-  refuse_overwriting(model_path, {{"the source model", &config.source_model}, {"the weights", &config.weights_file}});
-}
-
 int main_impl(int argc, char** argv) {
   CLI::App app{"pegasos: linear SVMs trained with the Pegasos stochastic sub-gradient solver"};
   app.require_subcommand(1);
@@ -384,9 +377,6 @@ int main_impl(int argc, char** argv) {
   refuse_output_over_input(c, train->parsed(), predict->parsed(), featurize->parsed(), run->parsed() || inspect->parsed());
   c.inputs.add_to(c.sets);
   c.operating.add_to(c.sets);
-  if (train->parsed() && !c.model_path.empty()) {  // also --cv --refit's model
-    refuse_model_over_settings_inputs(api::Settings::load(c.config_path, c.sets), c.model_path);
-  }
   if (train->parsed() && c.cv.folds == 0 && !c.model_path.empty() && c.cv.grid.empty() && !c.cv.refit && !c.cv.cold) {
     return run_train(c.config_path, c.sets, c.data_path, c.model_path, c.quiet, c.strict);
   }

@@ -4,10 +4,14 @@
 // rows that overflow a model or a kernel map (a NaN score hung eval), text
 // settings the chosen mode ignores, empty paths, and eval's objective of a
 // file whose training summary no longer matches its weights.
+#include <sys/stat.h>
+
 #include <cmath>
+#include <fstream>
 #include <filesystem>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -59,6 +63,21 @@ TEST_CASE("guards: train refuses to write its model over its own source model or
   CHECK(read_text(weights) == "1\n1\n1\n1\n1\n1\n1\n1\n");
   // The transfer itself, to another file, still works.
   CHECK(pegasos_run(dir, "train -q --set source_model=" + q(source) + " " + q(data) + " " + q(dir.file("t.json"))).code == 0);
+}
+
+TEST_CASE("guards: a config read from a pipe is read once (the same-file checks read no input twice)", "[cli][robust]") {
+  TempDir dir;
+  const std::string data = dir.write("d.svm", kRows), fifo = dir.file("config.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] {
+    std::ofstream out(fifo);  // blocks until pegasos opens the pipe
+    out << R"({"lambda": 0.01})";
+  });
+  const Run r = pegasos_run(dir, "train -q --config " + q(fifo) + " " + q(data) + " " + q(dir.file("m.json")));
+  writer.join();
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(json::parse(read_text(dir.file("m.json")))["settings"]["lambda"] == 0.01);
 }
 
 TEST_CASE("guards: pegasos run refuses a results folder that holds its own inputs under output names", "[cli][robust]") {
