@@ -84,7 +84,9 @@ CLI::App* add_predict_command(CLI::App& app, Commands& c, bool options) {
                       "setting, else by the name; standard input by its content)");
   predict->add_flag("--ids", c.predict.ids,
                     "put an id first on each line: the line number, the file name (folders), or --id-field (JSONL)");
-  predict->add_option("--id-field", c.predict.id_field, "JSONL: the field holding each record's id (implies --ids)");
+  predict->add_option("--id-field", c.predict.id_field, "JSONL: the field holding each record's id (implies --ids)")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty field name") : std::string(); },
+                             "FIELD"));
   predict->add_flag("--proba", c.predict.proba,
                     "calibrated probabilities instead of decision values (binary: of the positive class; a model "
                     "trained with --calibrate)");

@@ -403,6 +403,9 @@ void read_data_settings(json& all, const std::string& origin, TrainConfig& c) {
   }
   c.text_field = all["text_field"].get<std::string>();
   c.label_field = all["label_field"].get<std::string>();
+  if (c.text_field == c.label_field) {  // each document's text would be its own label: the model learns the answer
+    fail(origin, "text_field", "is the label_field too ('" + c.text_field + "'); the text and the label must be different fields");
+  }
   const json& lc = all["label_column"];
   if (lc.is_string()) {
     c.read.label_column_name = lc.get<std::string>();

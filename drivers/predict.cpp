@@ -58,7 +58,16 @@ class Predictor {
     char buf[64];
     std::vector<double> p(C);
     for (std::size_t i = 0; i < data.size(); ++i) {
-      if (ids_) text += ids[i] + '\t';
+      if (ids_) {
+        // A document's id (a file name) is the first column: a tab or a line
+        // break inside it would split the line (JSONL ids are checked where read).
+        if (std::any_of(ids[i].begin(), ids[i].end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+          throw InputError(data.source + ": the id of document " + std::to_string(rows_ + i + 1) +
+                           " (its file name) contains a control character (tab, line break, ...), which would split "
+                           "predict's columns; rename it, or predict without --ids");
+        }
+        text += ids[i] + '\t';
+      }
       text += model_.classes()[static_cast<std::size_t>(model_.predict_class(&scores[i * K]))];
       if (proba_) model_.header().probabilities(&scores[i * K], p.data());
       for (std::size_t k = 0; k < K; ++k) {

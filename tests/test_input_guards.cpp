@@ -189,3 +189,40 @@ TEST_CASE("guards: eval's objective is that of the weights in the file, not of i
   CHECK(doubled >= lambda / 2 * (sq + b * b));  // the regulariser alone (the hinge is >= 0)
   CHECK(doubled != trained);
 }
+
+TEST_CASE("guards: raw text whose ids would split predict's columns, nested class folders, results inside the data", "[cli][robust]") {
+  TempDir dir;
+  const std::string mail = dir.write("m.jsonl",
+                                     "{\"text\":\"buy cheap pills now\",\"label\":\"spam\"}\n{\"text\":\"lunch at noon\",\"label\":\"ham\"}\n"
+                                     "{\"text\":\"cheap pills\",\"label\":\"spam\"}\n{\"text\":\"meeting at noon\",\"label\":\"ham\"}\n");
+  const std::string model = dir.file("text.json");
+  REQUIRE(pegasos_run(dir, "train -q " + q(mail) + " " + q(model)).code == 0);
+  // An id with a tab (JSONL) or a file name with one: exit 2, not a line of four columns.
+  const std::string tab_id = dir.write("ids.jsonl", "{\"id\":\"a\\tb\",\"text\":\"hello\"}\n");
+  expect_refused(pegasos_run(dir, "predict --id-field id " + q(model) + " " + q(tab_id)),
+                 {"ids.jsonl:1: id field \"id\" contains a control character"});
+  expect_refused(pegasos_run(dir, "predict --id-field '' " + q(model) + " " + q(tab_id)), {"--id-field: an empty field name"});
+  fs::create_directories(dir.file("flat"));
+  dir.write("flat/a\tb.eml", "hello");
+  expect_refused(pegasos_run(dir, "predict --ids " + q(model) + " " + q(dir.file("flat"))), {"contains a control character"});
+  CHECK(pegasos_run(dir, "predict " + q(model) + " " + q(dir.file("flat"))).code == 0);  // no ids printed: fine
+  // The text field is not the label field (the model would learn each document's answer).
+  expect_refused(pegasos_run(dir, "train -q --set text_field=label " + q(mail) + " " + q(dir.file("x.json"))),
+                 {"text_field: is the label_field too"});
+  // A class folder holding a folder: its documents belonged to no class, silently.
+  for (const char* f : {"c/ham/1", "c/ham/2", "c/spam/1", "c/spam/2", "c/phish/2003/1"}) {
+    fs::create_directories(fs::path(dir.file(f)).parent_path());
+    dir.write(f, std::string(f).find("ham") != std::string::npos ? "lunch at noon" : "cheap pills now");
+  }
+  expect_refused(pegasos_run(dir, "train -q " + q(dir.file("c")) + " " + q(dir.file("c.json"))),
+                 {"phish/2003: a folder inside the class folder phish"});
+  fs::remove_all(dir.file("c/phish/2003"));
+  dir.write("c/phish/1", "verify your password");
+  dir.write("c/phish/2", "your password expires");
+  // pegasos run's results inside a text_dir data folder would become documents (a new class).
+  const std::string spec = dir.write("e.json", "{\"data\":{\"file\":\"c\",\"holdout\":0.3},\"config\":{},\"plots\":false}");
+  expect_refused(pegasos_run(dir, "run -q " + q(spec) + " -o " + q(dir.file("c/ham"))), {"inside the data folder"});
+  expect_refused(pegasos_run(dir, "run -q " + q(spec) + " -o " + q(dir.file("c/new"))), {"inside the data folder"});
+  CHECK_FALSE(fs::exists(dir.file("c/new")));
+  CHECK(pegasos_run(dir, "run -q " + q(spec) + " -o " + q(dir.file("out"))).code == 0);
+}

@@ -30,6 +30,18 @@ struct LineFailure {
   std::string message;
 };
 
+// An id is printed as the first tab-separated column of predict's output: a
+// tab or a line break inside one would split the line (labels are refused for
+// the same reason). The problem, or "" when the id is usable.
+std::string id_problem(const std::string& id) {
+  for (const char c : id) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return "contains a control character (tab, line break, ...), which would split predict's columns";
+    }
+  }
+  return "";
+}
+
 struct CorpusChunk {
   std::vector<std::string> labels, texts, ids;
   std::size_t lines = 0;
@@ -166,6 +178,9 @@ TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, c
       if (id->is_string()) c.ids.push_back(id->get<std::string>());
       else if (id->is_number()) c.ids.push_back(id->dump());
       else throw LineFailure{0, "field \"" + options.id_field + "\" must be a string or a number, found " + id->type_name()};
+      if (const std::string why = id_problem(c.ids.back()); !why.empty()) {
+        throw LineFailure{0, "id field \"" + options.id_field + "\" " + why};
+      }
     }
     c.labels.push_back(std::move(label));
     c.texts.push_back(std::move(text->get_ref<std::string&>()));
@@ -223,7 +238,13 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
     fs::directory_iterator it(folder, ec);
     if (ec) throw InputError(folder.string() + ": cannot list directory: " + ec.message());
     for (const auto& e : it) {
-      if (!hidden(e.path()) && e.is_regular_file(ec)) inside.push_back(e.path());
+      if (hidden(e.path())) continue;
+      if (e.is_regular_file(ec)) {
+        inside.push_back(e.path());
+      } else if (e.is_directory(ec)) {  // its documents would silently be no class's (a class could vanish)
+        throw InputError(e.path().string() + ": a folder inside the class folder " + folder.filename().string() +
+                         "; a class's documents are the files directly in its folder (nested folders are not read)");
+      }
     }
     std::sort(inside.begin(), inside.end());
     for (auto& f : inside) {

@@ -1,5 +1,6 @@
 // `pegasos run`: load the data, run the grid (cv, test, final runs), pick the
 // best run, write results.json / results.csv / best_model.json and the plots.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
@@ -316,6 +317,20 @@ void refuse_outputs_over_inputs(const Experiment& e, const std::string& output_d
     refuse_overwriting((fs::path(output_dir) / name).string(), inputs);
   }
   std::error_code ec;
+  // A data folder (text_dir: a folder per class) must not hold the results:
+  // `-o tdir/ham` added them to the ham documents, `-o tdir/new` a class.
+  const fs::path out = fs::weakly_canonical(output_dir, ec);
+  for (const std::string* data : {&e.data.file, &e.data.train, &e.data.test}) {
+    std::error_code ec2;
+    if (ec || data->empty() || !fs::is_directory(*data, ec2)) continue;
+    const fs::path folder = fs::weakly_canonical(*data, ec2);
+    if (ec2) continue;
+    const auto [f, o] = std::mismatch(folder.begin(), folder.end(), out.begin(), out.end());
+    if (f == folder.end()) {
+      throw InputError(output_dir + ": the results folder is inside the data folder " + *data +
+                       " (its files would become documents of the next run); choose another output folder");
+    }
+  }
   const fs::path plots = fs::weakly_canonical(fs::path(output_dir) / "plots", ec);
   for (const auto& [what, path] : inputs) {
     if (ec || path->empty() || *path == "-") continue;
