@@ -202,6 +202,11 @@ TEST_CASE("guards: raw text whose ids would split predict's columns, nested clas
   expect_refused(pegasos_run(dir, "predict --id-field id " + q(model) + " " + q(tab_id)),
                  {"ids.jsonl:1: id field \"id\" contains a control character"});
   expect_refused(pegasos_run(dir, "predict --id-field '' " + q(model) + " " + q(tab_id)), {"--id-field: an empty field name"});
+  // Labels past 2^53 written as JSON numbers lost digits and merged into one class.
+  const std::string big = dir.write("big.jsonl", "{\"label\":12345678901234567890123,\"text\":\"a\"}\n"
+                                                 "{\"label\":12345678901234567890124,\"text\":\"b\"}\n{\"label\":5,\"text\":\"c\"}\n");
+  expect_refused(pegasos_run(dir, "train -q " + q(big) + " " + q(dir.file("big.json"))),
+                 {"big.jsonl:1: label", "too large for a JSON number to keep its digits"});
   fs::create_directories(dir.file("flat"));
   dir.write("flat/a\tb.eml", "hello");
   expect_refused(pegasos_run(dir, "predict --ids " + q(model) + " " + q(dir.file("flat"))), {"contains a control character"});

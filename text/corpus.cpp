@@ -1,6 +1,7 @@
 #include "text/corpus.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cassert>
 #include <filesystem>
 #include <iterator>
@@ -168,6 +169,12 @@ TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, c
       if (l->get_ref<const std::string&>().empty()) throw LineFailure{0, "empty label in field \"" + options.label_field + "\""};
       label = label_or_throw(l->get_ref<const std::string&>(), 0);
     } else if (l->is_number()) {
+      // An integer past 2^53 read as a JSON number lost digits (two such labels
+      // could become one class): it must be written as a string.
+      if (l->is_number_float() && std::abs(l->get<double>()) >= 9007199254740992.0) {
+        throw LineFailure{0, "label " + l->dump() + " in field \"" + options.label_field +
+                                 "\" is too large for a JSON number to keep its digits; write it as a string"};
+      }
       label = label_or_throw(l->dump(), 0);
     } else {
       throw LineFailure{0, "field \"" + options.label_field + "\" must be a string or a number, found " + l->type_name()};
