@@ -325,8 +325,7 @@ void refuse_outputs_over_inputs(const Experiment& e, const std::string& output_d
     if (ec || data->empty() || !fs::is_directory(*data, ec2)) continue;
     const fs::path folder = fs::weakly_canonical(*data, ec2);
     if (ec2) continue;
-    const auto [f, o] = std::mismatch(folder.begin(), folder.end(), out.begin(), out.end());
-    if (f == folder.end()) {
+    if (std::mismatch(folder.begin(), folder.end(), out.begin(), out.end()).first == folder.end()) {  // out is under it
       throw InputError(output_dir + ": the results folder is inside the data folder " + *data +
                        " (its files would become documents of the next run); choose another output folder");
     }
