@@ -194,8 +194,12 @@ Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann:
   const DataFormat format = parse_data_format(data_settings.value("format", "auto"), &known);
   const bool text_model = !features.is_null();
   const Input input(path);
-  // A text model reads any stream as text (JSONL or TSV by its first byte).
-  const bool text_data = (known && input.text(format)) || (text_model && (input.bytes || input.text(DataFormat::kAuto)));
+  // A text model reads any stream as text (JSONL or TSV by its first byte),
+  // and .tsv / .txt files as TSV, as predict does (eval called them numeric).
+  const bool tsv_name = ends_with(path, ".tsv") || ends_with(path, ".txt") || ends_with(path, ".tsv.gz") ||
+                        ends_with(path, ".txt.gz");
+  const bool text_data =
+      (known && input.text(format)) || (text_model && (input.bytes || input.text(DataFormat::kAuto) || tsv_name));
   if (text_model != text_data) {
     throw InputError(input_name(path) + (text_model ? ": the model was trained on raw text (it featurises .jsonl, text_tsv or a folder "
                                           "per class), but this is numeric data"

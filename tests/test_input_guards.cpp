@@ -211,6 +211,12 @@ TEST_CASE("guards: raw text whose ids would split predict's columns, nested clas
   dir.write("flat/a\tb.eml", "hello");
   expect_refused(pegasos_run(dir, "predict --ids " + q(model) + " " + q(dir.file("flat"))), {"contains a control character"});
   CHECK(pegasos_run(dir, "predict " + q(model) + " " + q(dir.file("flat"))).code == 0);  // no ids printed: fine
+  // eval reads a .txt / .tsv file with a text model as LABEL<TAB>TEXT, as predict does ("numeric data" before).
+  const std::string tsv = dir.write("test.txt", "spam\tcheap pills\nham\tlunch at noon\n");
+  const Run ev = pegasos_run(dir, "eval " + q(model) + " " + q(tsv));
+  CAPTURE(ev.err);
+  CHECK(ev.code == 0);
+  CHECK_THAT(ev.out, Contains("examples           2"));
   // The text field is not the label field (the model would learn each document's answer).
   expect_refused(pegasos_run(dir, "train -q --set text_field=label " + q(mail) + " " + q(dir.file("x.json"))),
                  {"text_field: is the label_field too"});
