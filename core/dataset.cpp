@@ -218,6 +218,10 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 using reader_detail::quote;
 
+bool has_control_character(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
 std::string canonical_label(std::string_view token) {
   if (token.empty()) throw InputError("empty label");
   if (token.size() > kMaxLabelBytes) {
@@ -248,12 +252,8 @@ std::string canonical_label(std::string_view token) {
     return std::string(buf, out.ptr);
   }
   if (!valid_utf8(token)) throw InputError("label " + quote(token) + " is not valid UTF-8");
-  for (const char c : token) {
-    // Labels are printed as a column of tab-separated output: a tab or a line
-    // break inside one would split the line.
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      throw InputError("label " + quote(token) + " contains a control character (tab, line break, ...)");
-    }
+  if (has_control_character(token)) {
+    throw InputError("label " + quote(token) + " contains a control character (tab, line break, ...)");
   }
   return std::string(token);
 }

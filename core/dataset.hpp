@@ -167,6 +167,11 @@ void set_sample_weights(Dataset& data, std::span<const double> weights, const st
 // taking a subset of the rows. Requires every weight > 0.
 void normalize_sample_weights(Dataset& data);
 
+// Whether `text` holds a tab, a line break or another control character:
+// labels, class names and ids are printed as tab-separated columns, which
+// such a character would split.
+bool has_control_character(std::string_view text);
+
 // Canonical spelling of a label: numbers are normalised ("+1", "1.0" -> "1"),
 // anything else is kept verbatim. Throws InputError for NaN/inf labels.
 std::string canonical_label(std::string_view token);

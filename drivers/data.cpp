@@ -42,10 +42,6 @@ void check_weights_fit(const Dataset& data, const std::string& path) {
   throw InputError(input_name(path) + text);
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 bool is_directory(const std::string& path) {
   struct stat st{};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -90,9 +86,7 @@ bool is_text_input(const std::string& path, DataFormat format) {
   if (is_text_format(format)) return true;
   if (format != DataFormat::kAuto) return false;
   if (is_directory(path)) return true;
-  std::string base = path;
-  if (ends_with(base, ".gz")) base.resize(base.size() - 3);
-  return ends_with(base, ".jsonl") || ends_with(base, ".ndjson") || ends_with(base, ".json");
+  return text_format_of_name(path) == TextFormat::kJsonl;
 }
 
 TrainingData load_training_data(const TrainConfig& config, const std::string& path,
@@ -196,8 +190,7 @@ Dataset load_data_for_model(const nlohmann::json& data_settings, const nlohmann:
   const Input input(path);
   // A text model reads any stream as text (JSONL or TSV by its first byte),
   // and .tsv / .txt files as TSV, as predict does (eval called them numeric).
-  const bool tsv_name = ends_with(path, ".tsv") || ends_with(path, ".txt") || ends_with(path, ".tsv.gz") ||
-                        ends_with(path, ".txt.gz");
+  const bool tsv_name = text_format_of_name(path) == TextFormat::kTsv;
   const bool text_data =
       (known && input.text(format)) || (text_model && (input.bytes || input.text(DataFormat::kAuto) || tsv_name));
   if (text_model != text_data) {

@@ -61,7 +61,7 @@ class Predictor {
       if (ids_) {
         // A document's id (a file name) is the first column: a tab or a line
         // break inside it would split the line (JSONL ids are checked where read).
-        if (std::any_of(ids[i].begin(), ids[i].end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+        if (has_control_character(ids[i])) {
           throw InputError(data.source + ": the id of document " + std::to_string(rows_ + i + 1) +
                            " (its file name) contains a control character (tab, line break, ...), which would split "
                            "predict's columns; rename it, or predict without --ids");

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/dataset.hpp"
 #include "core/errors.hpp"
 #include "core/json_nesting.hpp"
 #include "core/json_fast.hpp"
@@ -109,11 +110,7 @@ inline void check_model_classes(const std::vector<std::string>& classes, const s
   for (std::size_t a = 0; a < classes.size(); ++a) {
     const std::string field = "/classes/" + std::to_string(a);
     if (classes[a].empty()) bad(name, field, "a class name cannot be empty");
-    for (const char c : classes[a]) {
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-        bad(name, field, "class name contains a control character (tab, line break, ...)");
-      }
-    }
+    if (has_control_character(classes[a])) bad(name, field, "class name contains a control character (tab, line break, ...)");
     for (std::size_t b = 0; b < a; ++b) {
       if (classes[a] == classes[b]) bad(name, field, "class '" + classes[a] + "' is repeated");
     }

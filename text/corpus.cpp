@@ -31,18 +31,6 @@ struct LineFailure {
   std::string message;
 };
 
-// An id is printed as the first tab-separated column of predict's output: a
-// tab or a line break inside one would split the line (labels are refused for
-// the same reason). The problem, or "" when the id is usable.
-std::string id_problem(const std::string& id) {
-  for (const char c : id) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return "contains a control character (tab, line break, ...), which would split predict's columns";
-    }
-  }
-  return "";
-}
-
 struct CorpusChunk {
   std::vector<std::string> labels, texts, ids;
   std::size_t lines = 0;
@@ -185,8 +173,9 @@ TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, c
       if (id->is_string()) c.ids.push_back(id->get<std::string>());
       else if (id->is_number()) c.ids.push_back(id->dump());
       else throw LineFailure{0, "field \"" + options.id_field + "\" must be a string or a number, found " + id->type_name()};
-      if (const std::string why = id_problem(c.ids.back()); !why.empty()) {
-        throw LineFailure{0, "id field \"" + options.id_field + "\" " + why};
+      if (has_control_character(c.ids.back())) {  // predict prints ids as its first tab-separated column
+        throw LineFailure{0, "id field \"" + options.id_field +
+                                 "\" contains a control character (tab, line break, ...), which would split predict's columns"};
       }
     }
     c.labels.push_back(std::move(label));
@@ -293,17 +282,21 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
 namespace {
 
 TextFormat format_by_name(const std::string& path, bool directory, bool require_labels) {
-  std::string_view base = path;
-  if (ends_with(base, ".gz")) base.remove_suffix(3);
   if (directory) return TextFormat::kDirectory;
-  if (ends_with(base, ".jsonl") || ends_with(base, ".ndjson") || ends_with(base, ".json")) return TextFormat::kJsonl;
-  if (ends_with(base, ".tsv") || ends_with(base, ".txt")) return TextFormat::kTsv;
+  if (const TextFormat named = text_format_of_name(path); named != TextFormat::kAuto) return named;
   if (!require_labels) return TextFormat::kDocument;
   throw InputError(path + ": cannot tell the text format from the name (expected a directory, or .jsonl / .tsv / .txt, "
                           "optionally .gz)");
 }
 
 }  // namespace
+
+TextFormat text_format_of_name(std::string_view path) {
+  if (ends_with(path, ".gz")) path.remove_suffix(3);
+  if (ends_with(path, ".jsonl") || ends_with(path, ".ndjson") || ends_with(path, ".json")) return TextFormat::kJsonl;
+  if (ends_with(path, ".tsv") || ends_with(path, ".txt")) return TextFormat::kTsv;
+  return TextFormat::kAuto;
+}
 
 TextCorpus parse_text_corpus(std::string_view bytes, TextFormat format, const std::string& path,
                              const TextReadOptions& options) {

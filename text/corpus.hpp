@@ -56,6 +56,9 @@ TextCorpus read_text_corpus(const std::string& path, const TextReadOptions& opti
 // (kAuto: sniff_text_format; kDocument: all of it one document).
 TextCorpus parse_text_corpus(std::string_view bytes, TextFormat format, const std::string& path,
                              const TextReadOptions& options);
+// The text format a file's name says (.jsonl / .ndjson / .json: JSONL; .tsv /
+// .txt: TSV; each optionally .gz), or kAuto when it says none.
+TextFormat text_format_of_name(std::string_view path);
 // The format of text read from a stream: JSONL when the first non-blank byte
 // (after a UTF-8 BOM) is '{', else TSV.
 TextFormat sniff_text_format(std::string_view bytes);
