@@ -266,7 +266,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         warm_features = getattr(self, "n_features_in_", None) if self.warm_start and hasattr(self, "_model") else None
         X, y = self._validate_data(X, y, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32))
         if warm_features is not None and X.shape[1] != warm_features:
-            self.n_features_in_ = warm_features  # the fitted model is kept as it was
+            # (fit's _keeping_state_on_error puts n_features_in_ back: the fitted model is kept)
             raise ValueError("X has %d features, but warm_start continues a model of %d features"
                              % (X.shape[1], warm_features))
         check_classification_targets(y)
