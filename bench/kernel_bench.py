@@ -139,12 +139,14 @@ class Kernel:
         self.cli = cli_has_kernel(pegasos)
         self.driver = None if self.cli else build_driver(build, workdir)
 
-    def train(self, data, model, gamma, lam, epochs, budget, seed):
+    def train(self, data, model, gamma, lam, epochs, budget, seed, extra=()):
         if self.cli:
             cmd = [self.pegasos, "train", "--quiet", "--set", "objective=kernel_hinge",
                    "--set", "kernel=" + json.dumps({"type": "rbf", "gamma": gamma}), "--set", "lambda=%r" % lam,
                    "--set", "epochs=%r" % epochs, "--set", "sampling=uniform", "--set", "seed=%d" % seed,
                    "--set", "max_support_vectors=%d" % budget, data, model]
+            for setting in extra:
+                cmd[-2:-2] = ["--set", setting]
         else:
             cmd = [self.driver, "train", data, model, "type=rbf", "gamma=%r" % gamma, "lambda=%r" % lam,
                    "epochs=%r" % epochs, "sampling=uniform", "seed=%d" % seed, "max_support_vectors=%d" % budget]
@@ -172,6 +174,8 @@ def main():
     ap.add_argument("--epochs", default="2,5,10", help="kernel Pegasos epochs (comma-separated)")
     ap.add_argument("--budgets", default="500,1000,2000", help="max_support_vectors runs (at --budget-epochs)")
     ap.add_argument("--budget-epochs", type=float, default=5)
+    ap.add_argument("--budget-refit", default="true,false",
+                    help="budget_refit values of the budget runs (comma-separated; true is the default)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--libsvm-cache", type=float, default=100, help="svm-train -m (MB), LIBSVM's default 100")
     ap.add_argument("--skip-libsvm", action="store_true")
@@ -203,11 +207,15 @@ def main():
         record("pegasos kernel rbf", "lambda=%.3g epochs=%g" % (lam, e), acc, training["support_vectors"], tw, tc, pw, pc,
                {"kernel_evaluations": training.get("kernel_evaluations"), "objective": training.get("objective")})
     for b in [int(b) for b in args.budgets.split(",") if b]:
-        model = os.path.join(work, "kernel_b%d.json" % b)
-        tw, tc, training = kernel.train(train, model, args.gamma, lam, args.budget_epochs, b, args.seed)
-        pw, pc, acc = kernel.eval(model, test, work)
-        record("pegasos kernel rbf budget", "B=%d epochs=%g" % (b, args.budget_epochs), acc, training["support_vectors"],
-               tw, tc, pw, pc, {"evictions": training.get("evictions"), "objective": training.get("objective")})
+        for refit in [r for r in args.budget_refit.split(",") if r]:
+            model = os.path.join(work, "kernel_b%d_%s.json" % (b, refit))
+            extra = ["budget_refit=" + refit] if kernel.cli else []
+            tw, tc, training = kernel.train(train, model, args.gamma, lam, args.budget_epochs, b, args.seed, extra)
+            pw, pc, acc = kernel.eval(model, test, work)
+            record("pegasos kernel rbf budget", "B=%d epochs=%g refit=%s" % (b, args.budget_epochs, refit), acc,
+                   training["support_vectors"], tw, tc, pw, pc,
+                   {"evictions": training.get("evictions"), "objective": training.get("objective"),
+                    "budget_refit": training.get("budget_refit")})
 
     if not args.skip_libsvm:
         model = os.path.join(work, "libsvm.model")

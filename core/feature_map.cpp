@@ -163,6 +163,15 @@ void fit_nystroem(FeatureMap& f, const Dataset& train, const std::vector<std::si
   f.finish();
 }
 
+// The projection of a fitted Nyström map must be finite (`what` names the
+// rows it was fitted on in the error).
+void check_finite_projection(const FeatureMap& f, const std::string& what) {
+  if (!std::all_of(f.projection.begin(), f.projection.end(), [](float v) { return std::isfinite(v); })) {
+    throw InputError(what + ": the Nyström map fitted on these rows is not finite (their features are too large for " +
+                     "the kernel's float arithmetic; scale them)");
+  }
+}
+
 }  // namespace
 
 std::string to_string(FeatureMapType t) { return t == FeatureMapType::kRff ? "rff" : "nystroem"; }
@@ -306,10 +315,20 @@ FeatureMap fit_feature_map(const FeatureMapSettings& settings, const Dataset& tr
                      train.source + " has " + std::to_string(train.size()));
   }
   fit_nystroem(f, train, rng.sample_indices(train.size(), f.components));
-  if (!std::all_of(f.projection.begin(), f.projection.end(), [](float v) { return std::isfinite(v); })) {
-    throw InputError(train.source + ": kernel_approximation: the Nyström map fitted on these rows is not finite (their " +
-                     "features are too large for the kernel's float arithmetic; scale them)");
-  }
+  check_finite_projection(f, train.source + ": kernel_approximation");
+  return f;
+}
+
+FeatureMap fit_nystroem_on_rows(const Dataset& landmarks, double gamma) {
+  FeatureMap f;
+  f.type = FeatureMapType::kNystroem;
+  f.components = static_cast<std::uint32_t>(landmarks.size());
+  f.input_dimension = landmarks.dimension;
+  f.gamma = gamma;
+  std::vector<std::size_t> all(landmarks.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  fit_nystroem(f, landmarks, all);
+  check_finite_projection(f, landmarks.source);
   return f;
 }
 

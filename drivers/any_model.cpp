@@ -13,6 +13,7 @@
 #include "io/json_checks.hpp"
 #include "kernel/kernel_sdca.hpp"
 #include "kernel/kernel_trainer.hpp"
+#include "drivers/budget_refit.hpp"
 #include "drivers/data.hpp"
 #include "drivers/registry.hpp"
 #include "io/kernel_model_json.hpp"
@@ -225,8 +226,13 @@ AnyModel train_any_model(const TrainConfig& config, const Dataset& train, const 
                       " does not support per-example weights; use a linear objective");
   }
   // config_from_json resolved `auto` for kernel_hinge to sdca or pegasos.
-  KernelModel km = config.engine.solver == Solver::kSdca ? train_kernel_sdca(train, config.kernel, config.engine, on_epoch)
-                                                         : train_kernel(train, config.kernel, config.engine, on_epoch);
+  const bool refit = config.engine.solver != Solver::kSdca && config.kernel.max_support_vectors > 0 &&
+                     config.kernel.budget_refit;
+  KernelSettings kernel = config.kernel;
+  if (refit) kernel.compute_objective = false;  // the refit computes the objective of its coefficients
+  KernelModel km = config.engine.solver == Solver::kSdca ? train_kernel_sdca(train, kernel, config.engine, on_epoch)
+                                                         : train_kernel(train, kernel, config.engine, on_epoch);
+  if (refit) refit_budget(config, train, km);
   nlohmann::json settings = config.resolved;
   settings.erase("threads");  // run settings: the model is the same for any value
   settings.erase("strict");

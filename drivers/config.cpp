@@ -146,7 +146,10 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
   if (c.objective.kernel) {
     c.kernel = kernel_settings_from_json(merged, origin);
     all["kernel"] = kernel_settings_to_json(c.kernel)["kernel"];
-    if (c.kernel.max_support_vectors > 0) all["budget_maintenance"] = c.kernel.merge_budget ? "merge" : "remove";
+    if (c.kernel.max_support_vectors > 0) {
+      all["budget_maintenance"] = c.kernel.merge_budget ? "merge" : "remove";
+      if (c.kernel.kernel.type == KernelType::kRbf) all["budget_refit"] = c.kernel.budget_refit;  // only there a choice
+    }
   } else {
     for (const char* key : config_keys_detail::kKernelOnlyKeys) {
       if (merged.contains(key)) {
@@ -455,6 +458,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   if (c.keep_duals) all.erase("keep_duals");  // likewise: only keep_duals false is echoed
   if (all["multiclass"] == default_of("multiclass")) all.erase("multiclass");  // and only multiclass ovo
   if (all["budget_maintenance"].is_null()) all.erase("budget_maintenance");  // and only with a budget
+  if (all["budget_refit"].is_null()) all.erase("budget_refit");
   c.resolved = all;
   return c;
 }

@@ -26,22 +26,35 @@ std::string objective_help() {
   return s;
 }
 
-// Every accepted key, in --help order (config_keys() completes the solver's help).
-std::vector<ConfigKey> key_list() {
+// The kernel_hinge keys, in --help order.
+std::vector<ConfigKey> kernel_key_list() {
   return {
-      {"objective", std::string(kAutoObjective), objective_help()},
-      {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}",
-       false, "unset (every class weighs 1)"},
       {"kernel", default_kernel_json(), objective_names(is_kernel) + ": {\"type\": linear|polynomial|rbf, \"gamma\", \"degree\", \"coef0\"}"},
       {"max_support_vectors", 0, objective_names(is_kernel) + ": budget on support vectors (0 = none; kernel Pegasos)", true},
       {"budget_maintenance", nullptr, objective_names(is_kernel) + " with max_support_vectors: merge (rbf's default) | remove",
        false, "merge with the rbf kernel, else remove"},
+      {"budget_refit", nullptr,
+       objective_names(is_kernel) + " with max_support_vectors and the rbf kernel: after the budgeted run, re-solve the "
+       "support vectors' coefficients exactly on their span (true | false)",
+       false, "true with the rbf kernel and a budget, else false"},
       {"kernel_cache_mb", 1024, objective_names(is_kernel) + ": kernel-row cache size (a run setting)"},
       {"multiclass", "ova",
        objective_names(is_kernel) + " with more than two classes: ova (one-vs-all) | ovo (one-vs-one, LIBSVM's: a "
        "binary problem per pair of classes on their rows, the model votes; kernel SDCA, and its default with bias "
        "unregularized)",
        false, "ovo for kernel SDCA with bias unregularized (its default), else ova"},
+  };
+}
+
+// Every accepted key, in --help order (config_keys() completes the solver's help).
+std::vector<ConfigKey> key_list() {
+  std::vector<ConfigKey> keys = {
+      {"objective", std::string(kAutoObjective), objective_help()},
+      {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}",
+       false, "unset (every class weighs 1)"},
+  };
+  for (ConfigKey& k : kernel_key_list()) keys.push_back(std::move(k));
+  const std::vector<ConfigKey> rest = {
       {"kernel_approximation", nullptr,
        "linear objectives (not transfer): train on explicit RBF-kernel features fitted on the training rows and "
        "stored in the model: {\"type\": rff (random Fourier features) | nystroem (landmark rows), \"components\": m "
@@ -104,6 +117,8 @@ std::vector<ConfigKey> key_list() {
       {"max_feature_index", 2147483648.0, "largest accepted feature index"},
       {"positive_label", "", "binary: the label treated as +1 (default: the larger one)"},
   };
+  keys.insert(keys.end(), rest.begin(), rest.end());
+  return keys;
 }
 
 }  // namespace

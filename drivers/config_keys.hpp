@@ -13,6 +13,6 @@ inline bool needs_source(const ObjectiveRow& row) { return row.needs_source_mode
 // The settings only kernel_hinge uses: an error with another objective
 // (drivers/config.cpp), left out of a linear model's inspect text.
 inline constexpr const char* kKernelOnlyKeys[] = {"kernel", "max_support_vectors", "budget_maintenance",
-                                                  "kernel_cache_mb", "multiclass"};
+                                                  "budget_refit", "kernel_cache_mb", "multiclass"};
 
 }  // namespace pegasos::config_keys_detail

@@ -115,7 +115,16 @@ std::string training_lines(const json& r) {
               number(t["selection"]["auto"]["points_run"]) + " values)";
   }
   if (t.contains("objective")) second = "objective " + number(t["objective"]) + ", " + second;
-  return line("training", s) + line("", second) + operating_lines(r);
+  std::string refit;
+  if (const auto it = t.find("budget_refit"); it != t.end() && it->is_object()) {
+    const json& b = *it;
+    refit = b.contains("skipped") ? "budget refit skipped: " + b.value("skipped", "")
+                                  : "budget refit (" + b.value("solver", "") + ", " + number(b.value("passes", json(0)), "%.4g") +
+                                        " passes): " + (b.value("converged", false) ? "converged" : "NOT converged") +
+                                        ", relative duality gap " + number(b.value("relative_gap", json(0)), "%.3g") +
+                                        " on the support vectors' span";
+  }
+  return line("training", s) + line("", second) + (refit.empty() ? "" : line("", refit)) + operating_lines(r);
 }
 
 // key=value pairs of the settings, wrapped. A linear model leaves out the

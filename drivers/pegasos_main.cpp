@@ -124,6 +124,19 @@ std::string convergence_problem(const nlohmann::json& training,
   return "not converged: " + why;
 }
 
+// A budget refit's outcome (drivers/budget_refit.hpp), empty without one:
+// "converged on the support vectors' span (sdca, relative duality gap 0.0009)",
+// "not converged: ..." or "skipped: ...".
+std::string budget_refit_text(const nlohmann::json& training) {
+  const auto it = training.find("budget_refit");
+  if (it == training.end() || !it->is_object()) return "";
+  if (it->contains("skipped")) return "skipped: " + it->value("skipped", "");
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "(%s, relative duality gap %.2g on the support vectors' span)",
+                it->value("solver", "").c_str(), it->value("relative_gap", 0.0));
+  return std::string(it->value("converged", false) ? "converged " : "not converged ") + buf;
+}
+
 int run_train(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
               const std::string& model_path, bool quiet, bool strict) {
   const api::Settings settings = api::Settings::load(config_path, sets);  // validated before any data is read
@@ -145,10 +158,16 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     }
     trained.save(model_path);
     if (!problem.empty() && training.value("solver", "") == "sdca") std::fprintf(stderr, "warning: %s\n", problem.c_str());
+    const std::string refit = budget_refit_text(training);
+    if (refit.rfind("not", 0) == 0 || refit.rfind("skipped", 0) == 0) std::fprintf(stderr, "warning: budget_refit %s\n", refit.c_str());
     if (quiet) return 0;
     std::fputs(fit_summary(trained).c_str(), stderr);
-    char gap[96] = "";
-    if (problem.empty()) std::snprintf(gap, sizeof gap, ", converged: relative duality gap %.2g", training.value("relative_gap", 0.0));
+    char gap[160] = "";
+    if (problem.empty()) {
+      std::snprintf(gap, sizeof gap, ", converged: relative duality gap %.2g", training.value("relative_gap", 0.0));
+    } else if (!refit.empty()) {
+      std::snprintf(gap, sizeof gap, "; budget refit %s", refit.c_str());
+    }
     std::fprintf(stderr,
                  "trained kernel_hinge (%s%s) on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model "
                  "written to %s\n",

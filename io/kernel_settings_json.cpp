@@ -97,6 +97,16 @@ KernelSettings kernel_settings_from_json(const json& config, const std::string& 
       fail(origin, "budget_maintenance", "merge needs the rbf kernel (kernel is " + to_string(s.kernel.type) + "); use remove");
     }
   }
+  // The refit of a budget's coefficients (RBF's default); needs a budget and the RBF kernel.
+  s.budget_refit = s.max_support_vectors > 0 && s.kernel.type == KernelType::kRbf;
+  if (auto it = config.find("budget_refit"); it != config.end() && !it->is_null()) {
+    if (!it->is_boolean()) fail(origin, "budget_refit", "expected true or false, found " + it->dump());
+    if (s.max_support_vectors == 0) fail(origin, "budget_refit", "only used with a budget (max_support_vectors > 0)");
+    s.budget_refit = it->get<bool>();
+    if (s.budget_refit && s.kernel.type != KernelType::kRbf) {
+      fail(origin, "budget_refit", "needs the rbf kernel (kernel is " + to_string(s.kernel.type) + "); use false");
+    }
+  }
   if (auto it = config.find("kernel_cache_mb"); it != config.end() && !it->is_null()) {
     s.cache_megabytes = finite(*it, origin, "kernel_cache_mb");
     if (s.cache_megabytes < 0) fail(origin, "kernel_cache_mb", "must be >= 0 (0 = no kernel cache)");
@@ -108,7 +118,10 @@ json kernel_settings_to_json(const KernelSettings& s) {
   json k = kernel_params_to_json(s.kernel);
   if (s.kernel.gamma == 0.0) k["gamma"] = "auto";
   json j = {{"kernel", k}, {"max_support_vectors", s.max_support_vectors}, {"kernel_cache_mb", s.cache_megabytes}};
-  if (s.max_support_vectors > 0) j["budget_maintenance"] = s.merge_budget ? "merge" : "remove";  // only then: older files stay
+  if (s.max_support_vectors > 0) {  // only then: older files stay
+    j["budget_maintenance"] = s.merge_budget ? "merge" : "remove";
+    if (s.kernel.type == KernelType::kRbf) j["budget_refit"] = s.budget_refit;  // the other kernels have none
+  }
   return j;
 }
 

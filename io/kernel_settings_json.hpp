@@ -11,19 +11,22 @@
 
 namespace pegasos {
 
-// Config keys "kernel", "max_support_vectors", "budget_maintenance" and "kernel_cache_mb" of a
+// Config keys "kernel", "max_support_vectors", "budget_maintenance", "budget_refit" and "kernel_cache_mb" of a
 // merged configuration object (other keys are ignored here; absent or null
 // keys take their defaults).
 //   "kernel": {"type": "linear" | "polynomial" | "rbf", "gamma": number > 0 or
 //              "auto", "degree": 1..100, "coef0": number}   (or just "rbf")
 //   "max_support_vectors": integer ≥ 0 (0 = no budget)
 //   "budget_maintenance": "merge" (the RBF kernel's default) | "remove"; only with a budget
+//   "budget_refit": true (the RBF kernel's default with a budget) | false; only with a
+//                   budget, true only with the RBF kernel
 //   "kernel_cache_mb": number ≥ 0 (a run setting: the model does not depend on it)
 // Throws ConfigError "origin: kernel/gamma: must be > 0" etc. `ignored`
 // (optional) receives notes about parameters the chosen kernel ignores.
 KernelSettings kernel_settings_from_json(const nlohmann::json& config, const std::string& origin,
                                          std::vector<std::string>* ignored = nullptr);
-// {"kernel": {...}, "max_support_vectors": B, "kernel_cache_mb": M}; gamma 0
+// {"kernel": {...}, "max_support_vectors": B, "kernel_cache_mb": M} (with a budget also
+// "budget_maintenance", and with the RBF kernel "budget_refit"); gamma 0
 // is written as "auto". kernel_settings_from_json reads it back.
 nlohmann::json kernel_settings_to_json(const KernelSettings& settings);
 // The kernel block of a model file / config: {"type", "gamma", "degree", "coef0"}.

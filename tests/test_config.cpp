@@ -73,10 +73,10 @@ TEST_CASE("config: defaults", "[config]") {
   // calibrate, max_fpr, target_recall), only when set (cold models' settings
   // stay as they were); weights_file is never echoed (a run input, like the
   // data's path: the training block notes a weighted run); multiclass (a
-  // kernel setting), only when ovo; budget_maintenance, only with a budget.
+  // kernel setting), only when ovo; budget_maintenance and budget_refit, only with a budget.
   const std::vector<std::string> when_set = {"init_model",   "keep_duals",    "cv_folds",     "calibrate",
                                              "max_fpr",      "target_recall", "weights_file", "kernel_approximation",
-                                             "multiclass",   "budget_maintenance"};
+                                             "multiclass",   "budget_maintenance", "budget_refit"};
   REQUIRE(c.resolved.is_object());
   CHECK(c.resolved.size() + when_set.size() == pegasos::config_keys().size());
   for (const auto& key : when_set) CHECK_FALSE(c.resolved.contains(key));
