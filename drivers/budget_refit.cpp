@@ -54,13 +54,14 @@ void record(KernelModel& model, const nlohmann::json& what) {
 
 }  // namespace
 
-void refit_budget(const TrainConfig& config, const Dataset& train, KernelModel& model) {
+void refit_budget(const TrainConfig& config, const Dataset& train, KernelModel& model, std::uint64_t max_entries) {
   if (model.kernel.type != KernelType::kRbf) throw ConfigError("budget_refit: needs the rbf kernel");
   const std::size_t m = model.num_support_vectors(), K = model.columns(), n = train.size();
   if (m == 0) return;
-  if (std::uint64_t{n} * m > kMaxRefitEntries) {
-    record(model, {{"skipped", "the " + std::to_string(n) + " × " + std::to_string(m) +
-                                   " mapped rows are more than the refit's limit of 2^28 values"}});
+  if (std::uint64_t{n} * m > max_entries) {
+    record(model, {{"skipped", std::to_string(n) + " rows × " + std::to_string(m) + " support vectors is more than the " +
+                                   std::to_string(max_entries) + " mapped values the refit may hold; use fewer rows or " +
+                                   "support vectors, or budget_refit false"}});
     return;
   }
   const FeatureMap map = fit_nystroem_on_rows(support_vector_rows(model, train), model.kernel.gamma);

@@ -29,8 +29,9 @@
 
 namespace pegasos {
 
-// The largest n·B the refit maps (2^28 floats: 1 GiB of values, as much again in indices).
-inline constexpr std::uint64_t kMaxRefitEntries = std::uint64_t{1} << 28;
+// The largest n·B the refit maps (2^26 floats: 256 MiB of values, as much
+// again in indices; Fashion-MNIST's 60k rows × 1000 support vectors fit).
+inline constexpr std::uint64_t kMaxRefitEntries = std::uint64_t{1} << 26;
 
 // Replace the coefficients (and intercepts) of `model`, a budgeted kernel
 // Pegasos model trained on `train` with `config`, by the exact solution on
@@ -38,6 +39,9 @@ inline constexpr std::uint64_t kMaxRefitEntries = std::uint64_t{1} << 28;
 // training.objective; record what was done in training.extra ("budget_refit":
 // solver, passes, relative_gap, converged, or why it was skipped). The RBF
 // kernel only (a ConfigError otherwise). Same bits for any thread count.
-void refit_budget(const TrainConfig& config, const Dataset& train, KernelModel& model);
+// Above `max_entries` mapped values the model is left as it is and the
+// record says why.
+void refit_budget(const TrainConfig& config, const Dataset& train, KernelModel& model,
+                  std::uint64_t max_entries = kMaxRefitEntries);
 
 }  // namespace pegasos

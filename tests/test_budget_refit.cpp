@@ -13,6 +13,7 @@
 #include <tbb/global_control.h>
 
 #include "drivers/any_model.hpp"
+#include "drivers/budget_refit.hpp"
 #include "drivers/config.hpp"
 #include "io/kernel_model_json.hpp"
 #include "io/model_sections_json.hpp"
@@ -154,4 +155,18 @@ TEST_CASE("budget_refit: rbf's default with a budget, echoed only then, errors n
                     Catch::Contains("c.json: budget_refit: expected true or false"));
   CHECK_THROWS_WITH(config_from_json({{"budget_refit", false}}, "c.json"),
                     Catch::Contains("c.json: budget_refit: only used by objective"));
+}
+
+TEST_CASE("budget refit: above its limit the iterate stays and the record says why", "[kernel]") {
+  const Dataset ds = fixtures::gaussian(120, 4, 9, 1.0);
+  const TrainConfig c = budget_config({{"budget_refit", false}});
+  KernelModel km = *train_any_model(c, ds, nullptr, {}).kernel;
+  const std::vector<double> before = km.coefficients;
+  refit_budget(c, ds, km, 120 * 12 - 1);
+  CHECK(km.coefficients == before);
+  const std::string why = json_object_of(km.training.extra).at("budget_refit").at("skipped");
+  CHECK_THAT(why, Catch::Contains("120 rows × 12 support vectors") && Catch::Contains("1439 mapped values"));
+  refit_budget(c, ds, km, 120 * 12);  // at the limit: refitted
+  CHECK(km.coefficients != before);
+  CHECK(json_object_of(km.training.extra).at("budget_refit").at("converged") == true);
 }
