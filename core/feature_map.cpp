@@ -319,17 +319,4 @@ FeatureMap fit_feature_map(const FeatureMapSettings& settings, const Dataset& tr
   return f;
 }
 
-FeatureMap fit_nystroem_on_rows(const Dataset& landmarks, double gamma) {
-  FeatureMap f;
-  f.type = FeatureMapType::kNystroem;
-  f.components = static_cast<std::uint32_t>(landmarks.size());
-  f.input_dimension = landmarks.dimension;
-  f.gamma = gamma;
-  std::vector<std::size_t> all(landmarks.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  fit_nystroem(f, landmarks, all);
-  check_finite_projection(f, landmarks.source);
-  return f;
-}
-
 }  // namespace pegasos

@@ -102,10 +102,4 @@ double scale_gamma(const Dataset& train);
 // too large or (Nyström) there are fewer rows than landmarks.
 FeatureMap fit_feature_map(const FeatureMapSettings& settings, const Dataset& train, std::uint64_t seed);
 
-// A Nyström map whose landmarks are all the rows of `landmarks` (in order),
-// for the RBF kernel of this γ > 0: the budget refit of kernel Pegasos
-// (drivers/budget_refit.hpp) maps the training rows onto its support vectors.
-// Throws InputError when the map is not finite (rows too large for floats).
-FeatureMap fit_nystroem_on_rows(const Dataset& landmarks, double gamma);
-
 }  // namespace pegasos

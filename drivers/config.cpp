@@ -453,6 +453,15 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   read_solver(all, origin, c.objective, c.engine);
   read_run_settings(all, origin, c);
   if (c.objective.kernel) read_kernel_solver(all, merged.contains("bias"), merged.contains("multiclass"), origin, c);
+  // The budget refit solves the unweighted problem: class-balanced sampling
+  // keeps the iterate (its default), and asking for both is an error.
+  if (c.kernel.budget_refit && c.engine.sampling == Sampling::kBalanced) {
+    if (merged.contains("budget_refit") && !merged["budget_refit"].is_null()) {
+      fail(origin, "budget_refit", "solves the unweighted problem; sampling balanced keeps the budgeted iterate (use false)");
+    }
+    c.kernel.budget_refit = false;
+    all["budget_refit"] = false;
+  }
   read_data_settings(all, origin, c);
   if (c.init_model.empty()) all.erase("init_model");  // cold models echo their settings as before
   if (c.keep_duals) all.erase("keep_duals");  // likewise: only keep_duals false is echoed

@@ -126,14 +126,20 @@ std::string convergence_problem(const nlohmann::json& training,
 
 // A budget refit's outcome (drivers/budget_refit.hpp), empty without one:
 // "converged on the support vectors' span (sdca, relative duality gap 0.0009)",
-// "not converged: ..." or "skipped: ...".
+// "not converged (...)", "not certified (...): ..." or "skipped: ...".
 std::string budget_refit_text(const nlohmann::json& training) {
   const auto it = training.find("budget_refit");
   if (it == training.end() || !it->is_object()) return "";
   if (it->contains("skipped")) return "skipped: " + it->value("skipped", "");
-  char buf[160];
+  char buf[200];
   std::snprintf(buf, sizeof buf, "(%s, relative duality gap %.2g on the support vectors' span)",
                 it->value("solver", "").c_str(), it->value("relative_gap", 0.0));
+  if (it->contains("disagreement")) {
+    std::snprintf(buf, sizeof buf, "(%s): its objective on the features, %.6g, and the coefficients' kernel objective, "
+                  "%.6g, differ by more than the tolerance",
+                  it->value("solver", "").c_str(), it->value("objective_on_features", 0.0), training.value("objective", 0.0));
+    return std::string("not certified ") + buf;
+  }
   return std::string(it->value("converged", false) ? "converged " : "not converged ") + buf;
 }
 
@@ -159,19 +165,16 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     trained.save(model_path);
     if (!problem.empty() && training.value("solver", "") == "sdca") std::fprintf(stderr, "warning: %s\n", problem.c_str());
     const std::string refit = budget_refit_text(training);
-    if (refit.rfind("not", 0) == 0 || refit.rfind("skipped", 0) == 0) std::fprintf(stderr, "warning: budget_refit %s\n", refit.c_str());
+    if (!refit.empty() && refit.rfind("converged", 0) != 0) std::fprintf(stderr, "warning: budget_refit %s\n", refit.c_str());
     if (quiet) return 0;
     std::fputs(fit_summary(trained).c_str(), stderr);
-    char gap[160] = "";
-    if (problem.empty()) {
-      std::snprintf(gap, sizeof gap, ", converged: relative duality gap %.2g", training.value("relative_gap", 0.0));
-    } else if (!refit.empty()) {
-      std::snprintf(gap, sizeof gap, "; budget refit %s", refit.c_str());
-    }
+    char converged[96] = "";
+    if (problem.empty()) std::snprintf(converged, sizeof converged, ", converged: relative duality gap %.2g", training.value("relative_gap", 0.0));
+    const std::string gap = problem.empty() ? converged : refit.empty() ? "" : "; budget refit " + refit;
     std::fprintf(stderr,
                  "trained kernel_hinge (%s%s) on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model "
                  "written to %s\n",
-                 training.value("solver", "pegasos").c_str(), gap, result.examples,
+                 training.value("solver", "pegasos").c_str(), gap.c_str(), result.examples,
                  trained.kernel->num_support_vectors(), load_seconds, train_seconds, model_path.c_str());
     return 0;
   }

@@ -78,11 +78,9 @@ void KernelModel::ovo_combine(const double* kv, double* out) const {
   }
 }
 
-template <class RowOf>
-void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out) const {
-  const std::size_t m = num_support_vectors();
-  const std::size_t K = columns();
-  if (sv_sq_norms.size() != m) throw std::logic_error("KernelModel::prepare() was not called");
+template <class RowOf, class Fn>
+void KernelModel::for_query_chunks(std::size_t count, const RowOf& row, const Fn& fn) const {
+  if (sv_sq_norms.size() != num_support_vectors()) throw std::logic_error("KernelModel::prepare() was not called");
   // Rows per chunk: each support vector, once loaded, serves this many rows.
   constexpr std::size_t kRowsPerChunk = 32;
   const bool scatter = dimension <= kDenseQueryMaxDimension && dimension <= sv_values.size();
@@ -91,7 +89,6 @@ void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
     std::vector<double> dense(scatter ? kRowsPerChunk * static_cast<std::size_t>(dimension) : 0, 0.0);
     std::vector<KernelQuery> queries;
-    std::vector<double> kv;
     for (std::size_t c = r.begin(); c != r.end(); ++c) {
       const std::size_t first = c * kRowsPerChunk, last = std::min(count, first + kRowsPerChunk);
       queries.clear();
@@ -107,14 +104,7 @@ void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out
         }
         queries.push_back(q);
       }
-      if (one_vs_one) {
-        kv.resize(queries.size() * m);
-        kernel_values(m, std::span<const KernelQuery>(queries), kv.data());
-        for (std::size_t q = 0; q < queries.size(); ++q) ovo_combine(&kv[q * m], &out[(first + q) * K]);
-      } else {
-        expansion_scores(kernel, m, [this](std::size_t s) { return support_vector(s); }, sv_sq_norms.data(),
-                         sv_values.size(), coefficients.data(), K, std::span<const KernelQuery>(queries), &out[first * K]);
-      }
+      fn(first, std::span<const KernelQuery>(queries));
       if (scatter) {
         for (std::size_t i = first; i < last; ++i) {
           const RowView& x = queries[i - first].row;
@@ -126,6 +116,30 @@ void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out
       }
     }
   });
+}
+
+template <class RowOf>
+void KernelModel::raw_scores_of(std::size_t count, const RowOf& row, double* out) const {
+  const std::size_t m = num_support_vectors();
+  const std::size_t K = columns();
+  for_query_chunks(count, row, [&](std::size_t first, std::span<const KernelQuery> queries) {
+    if (one_vs_one) {
+      std::vector<double> kv(queries.size() * m);
+      kernel_values(m, queries, kv.data());
+      for (std::size_t q = 0; q < queries.size(); ++q) ovo_combine(&kv[q * m], &out[(first + q) * K]);
+    } else {
+      expansion_scores(kernel, m, [this](std::size_t s) { return support_vector(s); }, sv_sq_norms.data(),
+                       sv_values.size(), coefficients.data(), K, queries, &out[first * K]);
+    }
+  });
+}
+
+void KernelModel::kernel_rows(const Dataset& data, std::size_t begin, std::size_t end, double* out) const {
+  const std::size_t m = num_support_vectors();
+  for_query_chunks(end - begin, [&](std::size_t i) { return data.row(begin + i); },
+                   [&](std::size_t first, std::span<const KernelQuery> queries) {
+                     kernel_values(m, queries, &out[first * m]);
+                   });
 }
 
 std::vector<double> KernelModel::decision_values(const Dataset& data) const {

@@ -224,6 +224,11 @@ struct KernelModel : ModelHeader {
   // λ/2 Σ_c (‖w_c‖² + b_c²) by the O(m²) Gram sum (the training summary stores
   // it); without b_c² when the intercept is not regularised.
   double regularizer() const;
+  // out[(i − begin)·m + s] = k(sv_s, row i) for rows [begin, end) of `data`, in
+  // double: the kernel values the model's scores are made of (the budget
+  // refit's Nyström map, drivers/budget_refit.hpp). Parallel; the same bits
+  // for any thread count.
+  void kernel_rows(const Dataset& data, std::size_t begin, std::size_t end, double* out) const;
 
   std::vector<double> sv_sq_norms;  // derived, see prepare()
   // One-vs-one, derived (prepare()): ovo_pair[c·(K−1) + t] is the pair of
@@ -234,6 +239,10 @@ struct KernelModel : ModelHeader {
   // Unscaled scores of rows row(0..count) into out (count × columns()).
   template <class RowOf>
   void raw_scores_of(std::size_t count, const RowOf& row, double* out) const;
+  // Rows row(0..count) as queries, in chunks (in parallel): fn(first, queries)
+  // for each chunk of rows first, first + 1, ...
+  template <class RowOf, class Fn>
+  void for_query_chunks(std::size_t count, const RowOf& row, const Fn& fn) const;
   // One-vs-one: the pairs' unscaled sums from the kernel values kv[s] of one
   // query against every support vector, in support-vector order.
   void ovo_combine(const double* kv, double* out) const;

@@ -94,10 +94,16 @@ TrainConfig budget_config(nlohmann::json extra) {
 TEST_CASE("budget refit: objective by hand, nothing better nearby in the span, below the budgeted iterate", "[kernel]") {
   const Dataset binary = fixtures::gaussian(150, 4, 17, 1.0);
   const Dataset three = fixtures::blobs(150, 4, 3, 23, 0.6);
-  for (const Dataset* ds : {&binary, &three}) {
-    INFO(ds->source);
-    const KernelModel km = *train_any_model(budget_config({}), *ds, nullptr, {}).kernel;
-    const KernelModel iterate = *train_any_model(budget_config({{"budget_refit", false}}), *ds, nullptr, {}).kernel;
+  // A small γ on unit-norm rows: K_SS close to all ones, condition number
+  // ~1e8 (a float map refitted such sets far above the span's optimum).
+  const nlohmann::json flat = {{"kernel", {{"type", "rbf"}, {"gamma", 0.02}}}, {"lambda", 1e-6}};
+  for (const auto& [ds, extra] : {std::pair{&binary, nlohmann::json::object()}, std::pair{&three, nlohmann::json::object()},
+                                  std::pair{&binary, flat}}) {
+    INFO(ds->source << " " << extra.dump());
+    const KernelModel km = *train_any_model(budget_config(extra), *ds, nullptr, {}).kernel;
+    nlohmann::json off = extra;
+    off["budget_refit"] = false;
+    const KernelModel iterate = *train_any_model(budget_config(off), *ds, nullptr, {}).kernel;
     REQUIRE(km.num_support_vectors() == 12);
     REQUIRE(iterate.num_support_vectors() == 12);
     const nlohmann::json refit = json_object_of(km.training.extra).at("budget_refit");
@@ -125,6 +131,8 @@ TEST_CASE("budget refit: objective by hand, nothing better nearby in the span, b
       }
     }
     CHECK(tried == 160);
+    // The certificate's two problems agree: the features' objective is the kernel one.
+    CHECK(refit.at("objective_on_features").get<double>() == Approx(p).epsilon(5e-4));
   }
 }
 
@@ -153,6 +161,11 @@ TEST_CASE("budget_refit: rbf's default with a budget, echoed only then, errors n
   CHECK_THROWS_WITH(with({{"budget_refit", true}}), Catch::Contains("c.json: budget_refit: only used with a budget"));
   CHECK_THROWS_WITH(with({{"max_support_vectors", 10}, {"budget_refit", "yes"}}),
                     Catch::Contains("c.json: budget_refit: expected true or false"));
+  // Class-balanced sampling: the refit (unweighted) is off by default, an error when asked for.
+  CHECK_FALSE(with({{"max_support_vectors", 100}, {"sampling", "balanced"}}).kernel.budget_refit);
+  CHECK(with({{"max_support_vectors", 100}, {"sampling", "balanced"}}).resolved["budget_refit"] == false);
+  CHECK_THROWS_WITH(with({{"max_support_vectors", 100}, {"sampling", "balanced"}, {"budget_refit", true}}),
+                    Catch::Contains("c.json: budget_refit: solves the unweighted problem"));
   CHECK_THROWS_WITH(config_from_json({{"budget_refit", false}}, "c.json"),
                     Catch::Contains("c.json: budget_refit: only used by objective"));
 }
@@ -162,8 +175,13 @@ TEST_CASE("budget refit: above its limit the iterate stays and the record says w
   const TrainConfig c = budget_config({{"budget_refit", false}});
   KernelModel km = *train_any_model(c, ds, nullptr, {}).kernel;
   const std::vector<double> before = km.coefficients;
+  const double objective = *km.training.objective;
+  km.training.objective.reset();  // as train_any_model leaves it when a refit is planned
+  km.training.regularizer.reset();
   refit_budget(c, ds, km, 120 * 12 - 1);
   CHECK(km.coefficients == before);
+  REQUIRE(km.training.objective);  // a skipped refit still reports the iterate's objective
+  CHECK(*km.training.objective == Approx(objective).epsilon(1e-9));
   const std::string why = json_object_of(km.training.extra).at("budget_refit").at("skipped");
   CHECK_THAT(why, Catch::Contains("120 rows × 12 support vectors") && Catch::Contains("1439 mapped values"));
   refit_budget(c, ds, km, 120 * 12);  // at the limit: refitted
