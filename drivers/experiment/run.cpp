@@ -217,6 +217,8 @@ json run_record(const Experiment& e, const LoadedData& d, std::size_t id, const 
                    {"relative_gap", model.training().value("relative_gap", json())}};
   // lambda "auto": the λ its cross-validation chose (drivers/fit.hpp).
   if (config.lambda_auto) r["training"]["lambda_chosen"] = model.lambda();
+  // A budget refit's outcome (drivers/budget_refit.hpp), skipped or not.
+  if (const json t = model.training(); t.contains("budget_refit")) r["training"]["budget_refit"] = t["budget_refit"];
   return r;
 }
 
