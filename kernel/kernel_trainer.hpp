@@ -61,7 +61,7 @@
 // epochs (unbudgeted: 4961 support vectors, 86.0%), B = 1000: merging 84.7%,
 // removal 53.2% (sampling uniform: 85.1% and 62.7%). The driver then re-solves
 // the budget's coefficients exactly on its span (`budget_refit`, RBF's
-// default: drivers/budget_refit.hpp; 86.2–86.4% over seeds 1–3), so this
+// default: drivers/budget_refit.hpp; 86.1–86.4% over seeds 1–3), so this
 // trainer's coefficients are the refit's starting points only in that they
 // choose the support vectors.
 #pragma once
