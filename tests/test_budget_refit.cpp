@@ -21,15 +21,17 @@
 
 using namespace pegasos;
 
+// Names unique among the tests: the unity build (PEGASOS_UNITY_TESTS) joins
+// test files into one translation unit, where helpers of one name clash.
 namespace {
 
-std::vector<double> dense_row(const RowView& x, std::uint32_t d) {
+std::vector<double> refit_dense_row(const RowView& x, std::uint32_t d) {
   std::vector<double> v(d, 0.0);
   for (std::uint32_t j = 0; j < x.nnz; ++j) v[x.indices[j]] = x.values[j];
   return v;
 }
 
-double rbf(const std::vector<double>& a, const std::vector<double>& b, double gamma) {
+double refit_rbf(const std::vector<double>& a, const std::vector<double>& b, double gamma) {
   double d2 = 0.0;
   for (std::size_t i = 0; i < a.size(); ++i) d2 += (a[i] - b[i]) * (a[i] - b[i]);
   return std::exp(-gamma * d2);
@@ -42,15 +44,15 @@ struct ByHand {
   std::vector<std::vector<double>> sv, rows;
   std::vector<std::vector<double>> k_ss, k_is;  // Gram matrix, rows × support vectors
   ByHand(const KernelModel& km, const Dataset& ds) {
-    for (std::size_t s = 0; s < km.num_support_vectors(); ++s) sv.push_back(dense_row(km.support_vector(s), ds.dimension));
-    for (std::size_t i = 0; i < ds.size(); ++i) rows.push_back(dense_row(ds.row(i), ds.dimension));
+    for (std::size_t s = 0; s < km.num_support_vectors(); ++s) sv.push_back(refit_dense_row(km.support_vector(s), ds.dimension));
+    for (std::size_t i = 0; i < ds.size(); ++i) rows.push_back(refit_dense_row(ds.row(i), ds.dimension));
     for (const auto& a : sv) {
       k_ss.emplace_back();
-      for (const auto& b : sv) k_ss.back().push_back(rbf(a, b, km.kernel.gamma));
+      for (const auto& b : sv) k_ss.back().push_back(refit_rbf(a, b, km.kernel.gamma));
     }
     for (const auto& x : rows) {
       k_is.emplace_back();
-      for (const auto& s : sv) k_is.back().push_back(rbf(x, s, km.kernel.gamma));
+      for (const auto& s : sv) k_is.back().push_back(refit_rbf(x, s, km.kernel.gamma));
     }
   }
   double objective(const KernelModel& km, const Dataset& ds, const std::vector<double>& beta,
