@@ -152,6 +152,12 @@ class Dataset {
   void normalize_rows();
 };
 
+// A Dataset of `like`'s rows (labels, sample weights, classes, source, row
+// numbering) with `width` features each, every one present: values all zero
+// for the caller to fill (row i at values[i·width]), indices 0..width−1. The
+// form of mapped rows (kernel_approximation's maps, the budget refit).
+Dataset dense_rows_like(const Dataset& like, std::uint32_t width);
+
 // Per-example sample weights s_i (one per row, finite, ≥ 0), so that training
 // minimises λ/2‖w‖² + (1/Σs) Σ_i s_i c_{y_i} ℓ_i(w). Rows of weight 0 are
 // removed (they contribute nothing); the others are stored scaled to mean 1

@@ -9,6 +9,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/errors.hpp"
+#include "core/jittered_cholesky.hpp"
 #include "core/random.hpp"
 
 namespace pegasos {
@@ -124,28 +125,12 @@ void fit_nystroem(FeatureMap& f, const Dataset& train, const std::vector<std::si
       }
     }
   });
-  // ε from the largest absolute row sum, a bound on λ_max (Gershgorin);
-  // where the float kernel values leave K_mm + εI indefinite, ε grows 10×.
-  Eigen::MatrixXd sym = 0.5 * (k + k.transpose());
-  const double bound = sym.cwiseAbs().rowwise().sum().maxCoeff();
-  double eps = kNystroemJitter * std::max(bound, 1e-300);
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  double added = 0.0;  // the shift sym's diagonal holds
-  for (int attempt = 0;; ++attempt) {
-    sym.diagonal().array() += eps - added;
-    added = eps;
-    llt.compute(sym);
-    if (llt.info() == Eigen::Success) break;
-    if (attempt == kNystroemJitterTries) {
-      throw std::runtime_error("Nyström: K_mm + εI is not positive definite even at ε = " + std::to_string(eps));
-    }
-    eps *= 10;
-  }
+  // K_mm + εI = L Lᵀ, ε grown while the float kernel values leave it indefinite.
+  const Eigen::MatrixXd L = jittered_cholesky(0.5 * (k + k.transpose()), kNystroemJitter, kNystroemJitterTries, "Nyström: K_mm");
   // L^{-1} by columns in blocks of kBlockRows, in parallel: block [c, c + w)
   // of L^{-1} is zero above row c, and below it solves L[c:, c:] X = I[c:, c:c+w].
   // Fixed blocks: the same bits for any thread count. (m = 2000: 0.49 s for
   // the whole identity on one core, 0.1 here.)
-  const Eigen::MatrixXd L = llt.matrixL();
   f.projection.assign(m * m, 0.0f);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t blk = range.begin(); blk != range.end(); ++blk) {
@@ -161,15 +146,6 @@ void fit_nystroem(FeatureMap& f, const Dataset& train, const std::vector<std::si
     }
   });
   f.finish();
-}
-
-// The projection of a fitted Nyström map must be finite (`what` names the
-// rows it was fitted on in the error).
-void check_finite_projection(const FeatureMap& f, const std::string& what) {
-  if (!std::all_of(f.projection.begin(), f.projection.end(), [](float v) { return std::isfinite(v); })) {
-    throw InputError(what + ": the Nyström map fitted on these rows is not finite (their features are too large for " +
-                     "the kernel's float arithmetic; scale them)");
-  }
 }
 
 }  // namespace
@@ -244,19 +220,8 @@ void FeatureMap::map_rows(const Dataset& data, std::size_t begin, std::size_t en
 
 Dataset FeatureMap::map(const Dataset& data) const {
   const std::size_t n = data.size(), width = output_dimension();
-  Dataset out;
-  out.labels = data.labels;
-  out.weights = data.weights;  // per-example sample weights stay with their rows
-  out.classes = data.classes;
-  out.source = data.source;
-  out.dimension = static_cast<std::uint32_t>(width);
+  Dataset out = dense_rows_like(data, static_cast<std::uint32_t>(width));
   std::vector<float>& values = out.values.own();
-  std::vector<std::uint32_t>& indices = out.indices.own();
-  std::vector<std::uint64_t>& row_ptr = out.row_ptr.own();
-  values.resize(n * width);
-  indices.resize(n * width);
-  row_ptr.resize(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) row_ptr[i] = i * width;
   const std::size_t blocks = (n + kFeatureMapBlockRows - 1) / kFeatureMapBlockRows;
   // Each block's first row with a value that is not finite (n: none): rows
   // far outside the float range the map computes in (3e38 through Nyström's
@@ -267,7 +232,6 @@ Dataset FeatureMap::map(const Dataset& data) const {
       const std::size_t begin = blk * kFeatureMapBlockRows, end = std::min(n, begin + kFeatureMapBlockRows);
       map_rows(data, begin, end, values.data() + begin * width);
       for (std::size_t i = begin; i < end; ++i) {
-        for (std::size_t j = 0; j < width; ++j) indices[i * width + j] = static_cast<std::uint32_t>(j);
         const float* row = values.data() + i * width;
         if (first_bad[blk] == n && !std::all_of(row, row + width, [](float v) { return std::isfinite(v); })) first_bad[blk] = i;
       }
@@ -315,7 +279,10 @@ FeatureMap fit_feature_map(const FeatureMapSettings& settings, const Dataset& tr
                      train.source + " has " + std::to_string(train.size()));
   }
   fit_nystroem(f, train, rng.sample_indices(train.size(), f.components));
-  check_finite_projection(f, train.source + ": kernel_approximation");
+  if (!std::all_of(f.projection.begin(), f.projection.end(), [](float v) { return std::isfinite(v); })) {
+    throw InputError(train.source + ": kernel_approximation: the Nyström map fitted on these rows is not finite (their " +
+                     "features are too large for the kernel's float arithmetic; scale them)");
+  }
   return f;
 }
 

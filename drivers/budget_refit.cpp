@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "core/errors.hpp"
+#include "core/jittered_cholesky.hpp"
 #include "drivers/registry.hpp"
 #include "io/model_sections_json.hpp"
 #include "kernel/kernel_trainer.hpp"
@@ -23,13 +23,12 @@ namespace {
 // The support vectors as the rows of a Dataset in `train`'s feature space.
 Dataset support_vector_rows(const KernelModel& model, const Dataset& train) {
   Dataset rows;
-  rows.dimension = train.dimension;
   rows.source = train.source + ": budget_refit";
   for (std::size_t s = 0; s < model.num_support_vectors(); ++s) {
     const RowView x = model.support_vector(s);
     rows.append_row(std::span<const std::uint32_t>(x.indices, x.nnz), std::span<const float>(x.values, x.nnz), -1);
   }
-  rows.dimension = train.dimension;  // append_row may have set it from the rows
+  rows.dimension = train.dimension;  // train's feature space, not the rows' largest index + 1
   return rows;
 }
 
@@ -56,28 +55,13 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 // The Cholesky factor L of K_SS + εI, in double from the model's own kernel
 // values (float values would lose the small eigenvalues an ill-conditioned
 // support set has: UCI Glass, 40 support vectors, cond 1.7e7, refitted 8%
-// above the span's optimum in float); ε = kJitter times a bound on λ_max,
-// grown 10× while the factorisation fails.
+// above the span's optimum in float); ε = 1e-10 of a bound on λ_max.
 Eigen::MatrixXd support_factor(const KernelModel& model, const Dataset& train) {
-  constexpr double kJitter = 1e-10;
-  constexpr int kTries = 8;
   const Dataset rows = support_vector_rows(model, train);
   const auto m = static_cast<Eigen::Index>(model.num_support_vectors());
   RowMatrix k(m, m);
   model.kernel_rows(rows, 0, rows.size(), k.data());
-  Eigen::MatrixXd sym = 0.5 * (k + k.transpose());
-  const double bound = std::max(sym.cwiseAbs().rowwise().sum().maxCoeff(), 1e-300);
-  double eps = kJitter * bound, added = 0.0;
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  for (int attempt = 0;; ++attempt) {
-    sym.diagonal().array() += eps - added;
-    added = eps;
-    llt.compute(sym);
-    if (llt.info() == Eigen::Success) break;
-    if (attempt == kTries) throw std::runtime_error("budget_refit: K_SS + εI is not positive definite");
-    eps *= 10;
-  }
-  return llt.matrixL();
+  return jittered_cholesky(0.5 * (k + k.transpose()), 1e-10, 8, "budget_refit: K_SS");
 }
 
 // The training rows mapped to z(x) = L^{-1} k_S(x) (computed in double,
@@ -86,19 +70,8 @@ Eigen::MatrixXd support_factor(const KernelModel& model, const Dataset& train) {
 Dataset map_onto_span(const KernelModel& model, const Dataset& train, const Eigen::MatrixXd& L) {
   constexpr std::size_t kBlock = 256;
   const std::size_t n = train.size(), m = model.num_support_vectors();
-  Dataset out;
-  out.labels = train.labels;
-  out.classes = train.classes;
-  out.source = train.source;
-  out.first_row = train.first_row;
-  out.dimension = static_cast<std::uint32_t>(m);
+  Dataset out = dense_rows_like(train, static_cast<std::uint32_t>(m));
   std::vector<float>& values = out.values.own();
-  std::vector<std::uint32_t>& indices = out.indices.own();
-  std::vector<std::uint64_t>& row_ptr = out.row_ptr.own();
-  values.resize(n * m);
-  indices.resize(n * m);
-  row_ptr.resize(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) row_ptr[i] = i * m;
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t b = range.begin(); b != range.end(); ++b) {
@@ -110,7 +83,6 @@ Dataset map_onto_span(const KernelModel& model, const Dataset& train, const Eige
       for (std::size_t r = 0; r < count; ++r) {
         for (std::size_t j = 0; j < m; ++j) {
           values[(begin + r) * m + j] = static_cast<float>(z(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(r)));
-          indices[(begin + r) * m + j] = static_cast<std::uint32_t>(j);
         }
       }
     }
