@@ -112,7 +112,7 @@ class BinarySdca {
         losses_known_ = automatic_;
       }
       const double dual_estimate = dual_estimate_now();
-      const CheckHints hints{t_ - checks_.checked_at, dual_estimate - dual_at_start};
+      const CheckHints hints{t_ - checks_.checked_at, dual_estimate - dual_at_start, false, n_ / 2};
       if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, losses_known_, hints, sq_norm_,
                       checks_.best.certified(lambda_ / 2 * sq_norm_ + loss_sum_ / static_cast<double>(n_)),
                       dual_estimate, [&] { return primal_checked(); },

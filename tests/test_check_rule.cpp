@@ -1,6 +1,7 @@
 // When the dual solvers take the exact duality gap (end_of_pass in
 // core/sdca_common.hpp): the estimate's rule, the near rule with its spacing,
-// the dual's rise holding both back, and the every-10th-pass check.
+// the dual's rise holding both back, the every-10th-pass check, and the
+// binary solver's spacing of them by visits (CheckHints::min_spacing).
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -20,8 +21,9 @@ struct Outcome {
 // P estimate 1), the estimate's gap `estimate` (relative), `since` visits
 // since the last check, the dual's rise over the pass `rise` (relative), and
 // an exact gap of `exact` (relative).
+// `min_spacing`: CheckHints::min_spacing (0: the per-pass rule).
 Outcome pass_end(int epoch, std::uint64_t t, double estimate, std::uint64_t since, double rise,
-                 double exact = 1e-2) {
+                 double exact = 1e-2, std::uint64_t min_spacing = 0) {
   static const Dataset data = fixtures::gaussian(1000, 5, 3);
   EngineSettings s;
   s.tolerance = 1e-3;
@@ -29,7 +31,7 @@ Outcome pass_end(int epoch, std::uint64_t t, double estimate, std::uint64_t sinc
   TrainResult result;
   std::vector<double> w(5, 0.0), b(1, 0.0);
   Outcome o;
-  o.stopped = end_of_pass(data, s, epoch, t, 1u << 30, true, true, CheckHints{since, rise}, 1.0, 1.0,
+  o.stopped = end_of_pass(data, s, epoch, t, 1u << 30, true, true, CheckHints{since, rise, false, min_spacing}, 1.0, 1.0,
                           1.0 - estimate,
                           [&] {
                             o.checked = true;
@@ -65,4 +67,20 @@ TEST_CASE("check rule: every 10th pass is checked whatever the estimate", "[sdca
   CHECK(pass_end(10, 10000, 0.5, 0, 0.3).checked);
   CHECK(pass_end(20, 20000, 0.5, 0, 0.3).checked);
   CHECK_FALSE(pass_end(11, 11000, 0.5, 1000, 0.3).checked);
+}
+
+TEST_CASE("check rule: with a minimum spacing, no check comes sooner after the last one", "[sdca][stopping]") {
+  // 1000 rows, spacing half a pass (the binary solver): an estimate within
+  // the tolerance is not checked 499 visits after the last check (short
+  // shrunk passes), at 500 it is.
+  CHECK_FALSE(pass_end(41, 20000, 5e-4, 499, 1e-3, 1e-2, 500).checked);
+  CHECK(pass_end(41, 20000, 5e-4, 500, 1e-3, 1e-2, 500).checked);
+  CHECK(pass_end(41, 20000, 5e-4, 500, 1e-3, 5e-4, 500).stopped);
+  // The near rule keeps its own, longer spacing: max(500, t/4).
+  CHECK_FALSE(pass_end(41, 20000, 5e-3, 4999, 1e-3, 1e-2, 500).checked);
+  CHECK(pass_end(41, 20000, 5e-3, 5000, 1e-3, 1e-2, 500).checked);
+  // The every-10th-pass check too: not 300 visits after the last one.
+  CHECK_FALSE(pass_end(50, 20000, 0.5, 300, 0.3, 1e-2, 500).checked);
+  CHECK(pass_end(50, 20000, 0.5, 500, 0.3, 1e-2, 500).checked);
+  CHECK_FALSE(pass_end(51, 20000, 0.5, 5000, 0.3, 1e-2, 500).checked);
 }
