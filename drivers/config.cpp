@@ -31,15 +31,15 @@ using nlohmann::json;
 // which a plain dump() rejects with an exception (an internal error).
 std::string shown(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-double number(const json& j, const std::string& origin, const std::string& key) {
+double config_number(const json& j, const std::string& origin, const std::string& key) {
   if (!j.is_number()) fail(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + shown(j));
   const double v = j.get<double>();
   if (!std::isfinite(v)) fail(origin, key, "must be finite");
   return v;
 }
 
-std::int64_t integer(const json& j, const std::string& origin, const std::string& key) {
-  const double v = number(j, origin, key);
+std::int64_t config_integer(const json& j, const std::string& origin, const std::string& key) {
+  const double v = config_number(j, origin, key);
   if (v != std::floor(v) || std::abs(v) > 9.0e15) fail(origin, key, "expected an integer, found " + shown(j));
   return static_cast<std::int64_t>(v);
 }
@@ -170,7 +170,7 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
       if (cw.empty()) fail(origin, "class_weight", "the object names no class");
       ClassCosts costs;
       for (const auto& [label, cost] : cw.items()) {
-        const double v = number(cost, origin, "class_weight/" + label);
+        const double v = config_number(cost, origin, "class_weight/" + label);
         if (!(v > 0)) fail(origin, "class_weight/" + label, "a cost must be > 0");
         costs[label] = v;
       }
@@ -226,7 +226,7 @@ void read_init_model(json& all, const std::string& origin, TrainConfig& c) {
 
 // weights_file: per-example weights, read with the data (drivers/data.cpp);
 // never echoed in the model (the training block notes a weighted run).
-void read_weights_file(json& all, const std::string& origin, TrainConfig& c) {
+void load_weights_file(json& all, const std::string& origin, TrainConfig& c) {
   if (!all["weights_file"].is_string()) fail(origin, "weights_file", "expected a file name");
   c.weights_file = all["weights_file"].get<std::string>();
   if (!c.weights_file.empty() && c.objective.kernel) {
@@ -239,15 +239,15 @@ void read_weights_file(json& all, const std::string& origin, TrainConfig& c) {
 // lambda, the step count and the Pegasos step settings (batch, projection,
 // output iterate, averaging, sampling) and the bias.
 void read_steps(json& all, const std::string& origin, EngineSettings& e) {
-  e.lambda = number(all["lambda"], origin, "lambda");
+  e.lambda = config_number(all["lambda"], origin, "lambda");
   if (!(e.lambda > 0)) fail(origin, "lambda", "must be > 0");
-  e.epochs = number(all["epochs"], origin, "epochs");
+  e.epochs = config_number(all["epochs"], origin, "epochs");
   if (e.epochs < 0 || e.epochs > 1e6) fail(origin, "epochs", "must be between 0 (automatic) and 1000000");
-  const std::int64_t iterations = integer(all["iterations"], origin, "iterations");
+  const std::int64_t iterations = config_integer(all["iterations"], origin, "iterations");
   if (iterations < 0 || iterations > std::int64_t{1} << 50) fail(origin, "iterations", "must be between 0 and 2^50");
   e.iterations = static_cast<std::uint64_t>(iterations);
   if (e.iterations > 0 && e.epochs > 0) fail(origin, "iterations", "set either iterations or epochs, not both");
-  const std::int64_t batch = integer(all["batch_size"], origin, "batch_size");
+  const std::int64_t batch = config_integer(all["batch_size"], origin, "batch_size");
   if (batch < 1 || batch > 1000000) fail(origin, "batch_size", "must be between 1 and 1000000");
   e.batch_size = static_cast<int>(batch);
   e.projection = boolean(all["projection"], origin, "projection");
@@ -256,7 +256,7 @@ void read_steps(json& all, const std::string& origin, EngineSettings& e) {
   if (e.output == OutputIterate::kRandom && e.iterations == 0 && e.epochs == 0) {
     fail(origin, "output", "'random' picks an iterate uniformly from 1..T, so it needs iterations or epochs");
   }
-  e.average_gamma = number(all["average_gamma"], origin, "average_gamma");
+  e.average_gamma = config_number(all["average_gamma"], origin, "average_gamma");
   if (e.average_gamma < 0) fail(origin, "average_gamma", "must be >= 0");
   const std::string sampling =
       choice(all["sampling"], origin, "sampling", {"uniform", "permutation", "sequential", "balanced", "shuffle"});
@@ -342,13 +342,13 @@ void read_selection(json& all, const std::string& origin, TrainConfig& c) {
   if (all["lambda"].is_string() && !c.lambda_auto) {
     fail(origin, "lambda", "expected a number, found string " + shown(all["lambda"]) + " (or \"auto\": chosen by cross-validation)");
   }
-  const std::int64_t folds = integer(all["cv_folds"], origin, "cv_folds");
+  const std::int64_t folds = config_integer(all["cv_folds"], origin, "cv_folds");
   if (folds < 2 || folds > 100) fail(origin, "cv_folds", "must be between 2 and 100");
   c.cv_folds = static_cast<int>(folds);
   c.calibrate = boolean(all["calibrate"], origin, "calibrate");
   for (const char* key : {"max_fpr", "target_recall"}) {
     if (all[key].is_null()) continue;
-    const double v = number(all[key], origin, key);
+    const double v = config_number(all[key], origin, key);
     const bool fpr = std::string(key) == "max_fpr";
     if (!(v > 0 && (fpr ? v < 1 : v <= 1))) fail(origin, key, fpr ? "must be in (0, 1)" : "must be in (0, 1]");
     (fpr ? c.max_fpr : c.target_recall) = v;
@@ -366,17 +366,17 @@ void read_selection(json& all, const std::string& origin, TrainConfig& c) {
 // seed, threads, the stopping rule (tolerance, max_epochs) and strict.
 void read_run_settings(json& all, const std::string& origin, TrainConfig& c) {
   EngineSettings& e = c.engine;
-  const std::int64_t seed = integer(all["seed"], origin, "seed");
+  const std::int64_t seed = config_integer(all["seed"], origin, "seed");
   if (seed < 0) fail(origin, "seed", "must be >= 0");
   e.seed = static_cast<std::uint64_t>(seed);
-  const std::int64_t threads = integer(all["threads"], origin, "threads");
+  const std::int64_t threads = config_integer(all["threads"], origin, "threads");
   if (threads < 0 || threads > 4096) fail(origin, "threads", "must be between 0 (all cores) and 4096");
   c.threads = static_cast<int>(threads);
-  e.tolerance = number(all["tolerance"], origin, "tolerance");
+  e.tolerance = config_number(all["tolerance"], origin, "tolerance");
   // A relative duality gap (P − D)/P is at most 1 (D ≥ 0 for every objective
   // here): a tolerance of 1 or more would certify any point, even α = 0.
   if (!(e.tolerance > 0 && e.tolerance < 1)) fail(origin, "tolerance", "must be > 0 and < 1 (a relative duality gap)");
-  const std::int64_t max_epochs = integer(all["max_epochs"], origin, "max_epochs");
+  const std::int64_t max_epochs = config_integer(all["max_epochs"], origin, "max_epochs");
   if (max_epochs < 0 || max_epochs > 1000000) {
     fail(origin, "max_epochs", "must be between 0 (sized from the problem) and 1000000");
   }
@@ -414,10 +414,10 @@ void read_data_settings(json& all, const std::string& origin, TrainConfig& c) {
     c.read.label_column_name = lc.get<std::string>();
     if (c.read.label_column_name.empty()) fail(origin, "label_column", "must not be empty");
   } else {
-    c.read.label_column = static_cast<long>(integer(lc, origin, "label_column"));
+    c.read.label_column = static_cast<long>(config_integer(lc, origin, "label_column"));
   }
   c.read.normalize_rows = choice(all["normalize"], origin, "normalize", {"none", "l2"}) == "l2";
-  const std::int64_t max_index = integer(all["max_feature_index"], origin, "max_feature_index");
+  const std::int64_t max_index = config_integer(all["max_feature_index"], origin, "max_feature_index");
   if (max_index < 1 || max_index > (std::int64_t{1} << 32) - 1) {
     fail(origin, "max_feature_index", "must be between 1 and 4294967295");
   }
@@ -440,7 +440,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   read_objective(merged, all, origin, c);
   read_source_model(all, origin, c);
   read_init_model(all, origin, c);
-  read_weights_file(all, origin, c);
+  load_weights_file(all, origin, c);
   read_kernel_approximation(all, origin, c);
   read_selection(all, origin, c);
   if (c.lambda_auto) {  // the steps are read with a stand-in λ; training replaces it (drivers/fit.hpp)

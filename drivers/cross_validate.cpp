@@ -36,7 +36,7 @@ bool not_griddable(const std::string& key) {
 
 [[noreturn]] void bad_grid(const std::string& what) { throw ConfigError("--grid: " + what); }
 
-std::optional<double> number(const std::string& text) {
+std::optional<double> parse_number(const std::string& text) {
   double v = 0;
   const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v)) return {};
@@ -75,12 +75,12 @@ std::vector<std::string> log_range(const std::string& text, const std::string& s
   const std::vector<std::string> parts = split(spec, ':');
   const auto bad = [&](const std::string& why) { bad_grid("bad range '" + text + "': " + why); };
   if (parts.size() > 3) bad("expected LOW:HIGH or LOW:HIGH:POINTS");
-  const auto low = number(parts[0]), high = number(parts[1]);
+  const auto low = parse_number(parts[0]), high = parse_number(parts[1]);
   if (!low || !high) bad("LOW and HIGH must be numbers");
   if (!(*low > 0 && *low < *high)) bad("needs 0 < LOW < HIGH");
   int points = 10;
   if (parts.size() == 3) {
-    const auto p = number(parts[2]);
+    const auto p = parse_number(parts[2]);
     if (!p || *p != std::floor(*p) || *p < 2 || *p > 1000) bad("POINTS must be a whole number from 2 to 1000");
     points = static_cast<int>(*p);
   }
@@ -123,12 +123,12 @@ GridSpec parse_grid(const std::string& text) {
   }
   for (const std::string& v : split(spec, ',')) {
     if (v.empty()) bad_grid("empty value in '" + text + "'");
-    if (grid.key == "lambda" && !number(v)) bad_grid("lambda value '" + v + "' is not a number");
+    if (grid.key == "lambda" && !parse_number(v)) bad_grid("lambda value '" + v + "' is not a number");
     grid.values.push_back(v);
   }
   if (grid.key == "lambda") {  // a path from the largest λ down
     std::stable_sort(grid.values.begin(), grid.values.end(),
-                     [](const std::string& a, const std::string& b) { return *number(a) > *number(b); });
+                     [](const std::string& a, const std::string& b) { return *parse_number(a) > *parse_number(b); });
   }
   return grid;
 }

@@ -16,14 +16,14 @@ using nlohmann::json;
 
 constexpr std::size_t kWidth = 100;   // wrap the settings line here
 
-std::string fmt(const char* format, double v) {
+std::string fmt_d(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
 
-std::string number(const json& v, const char* format = "%.6g") {
-  return v.is_number() ? fmt(format, v.get<double>()) : v.dump();
+std::string figure(const json& v, const char* format = "%.6g") {
+  return v.is_number() ? fmt_d(format, v.get<double>()) : v.dump();
 }
 
 std::string line(const std::string& label, const std::string& text) {
@@ -32,7 +32,7 @@ std::string line(const std::string& label, const std::string& text) {
   return l + text + "\n";
 }
 
-std::string class_list(const json& r) {
+std::string classes_line(const json& r) {
   std::string s;
   for (const json& c : r["classes"]) s += (s.empty() ? "" : ", ") + c.get<std::string>();
   std::string out = std::to_string(r["classes"].size()) + " classes: " + s;
@@ -75,18 +75,18 @@ std::string operating_lines(const json& r) {
   if (r.contains("calibration")) {
     const json oof = r["calibration"].value("out_of_fold", json::object());
     out += line("proba", "Platt sigmoid" + std::string(r["outputs"] == 1 ? "" : "s, one-vs-rest normalised") +
-                                     (oof.contains("brier") ? ", out-of-fold log-loss " + number(oof["log_loss"], "%.4f") +
-                                                                  ", Brier " + number(oof["brier"], "%.4f")
+                                     (oof.contains("brier") ? ", out-of-fold log-loss " + figure(oof["log_loss"], "%.4f") +
+                                                                  ", Brier " + figure(oof["brier"], "%.4f")
                                                             : std::string()));
   }
   if (r.contains("threshold")) {
     const json& t = r["threshold"];
-    std::string s = "score > " + number(t["score"], "%.6g");
-    if (t.contains("max_fpr")) s += " (max_fpr " + number(t["max_fpr"]) + ")";
-    if (t.contains("target_recall")) s += " (target_recall " + number(t["target_recall"]) + ")";
+    std::string s = "score > " + figure(t["score"], "%.6g");
+    if (t.contains("max_fpr")) s += " (max_fpr " + figure(t["max_fpr"]) + ")";
+    if (t.contains("target_recall")) s += " (target_recall " + figure(t["target_recall"]) + ")";
     const json oof = t.value("out_of_fold", json::object());
     if (oof.contains("false_positive_rate")) {
-      s += ", out-of-fold FPR " + number(oof["false_positive_rate"], "%.4f") + ", recall " + number(oof["recall"], "%.4f");
+      s += ", out-of-fold FPR " + figure(oof["false_positive_rate"], "%.4f") + ", recall " + figure(oof["recall"], "%.4f");
     }
     out += line("threshold", s);
   }
@@ -97,31 +97,31 @@ std::string training_lines(const json& r) {
   const json& t = r["training"];
   const std::string solver = t.value("solver", r["kind"] == "kernel" ? "pegasos (kernel)" : "pegasos");
   std::string s = solver;
-  if (t.contains("examples")) s += ", " + number(t["examples"]) + " examples";
-  if (t.contains("epochs")) s += ", " + number(t["epochs"], "%.4g") + (solver == "sdca" ? " passes" : " epochs");
-  if (t.contains("iterations")) s += " (" + number(t["iterations"]) + " iterations)";
+  if (t.contains("examples")) s += ", " + figure(t["examples"]) + " examples";
+  if (t.contains("epochs")) s += ", " + figure(t["epochs"], "%.4g") + (solver == "sdca" ? " passes" : " epochs");
+  if (t.contains("iterations")) s += " (" + figure(t["iterations"]) + " iterations)";
   if (t.contains("converged")) {
     const bool ok = t["converged"].get<bool>();
     s += ok ? ": converged" : ": NOT converged";
     if (t.contains("stopped_by") && !ok) s += " (stopped by " + t["stopped_by"].get<std::string>() + ")";
     if (t.contains("relative_gap")) {
-      s += t["relative_gap"].is_number() ? ", relative duality gap " + number(t["relative_gap"], "%.3g") : ", no duality gap";
-      if (t.contains("tolerance")) s += std::string(ok ? " <= " : " vs tolerance ") + number(t["tolerance"]);
+      s += t["relative_gap"].is_number() ? ", relative duality gap " + figure(t["relative_gap"], "%.3g") : ", no duality gap";
+      if (t.contains("tolerance")) s += std::string(ok ? " <= " : " vs tolerance ") + figure(t["tolerance"]);
     }
   }
-  std::string second = "lambda " + number(r["lambda"]);
+  std::string second = "lambda " + figure(r["lambda"]);
   if (t.contains("selection") && t["selection"].contains("auto")) {
-    second += " (lambda auto: " + number(t["selection"]["folds"]) + "-fold cross-validation over " +
-              number(t["selection"]["auto"]["points_run"]) + " values)";
+    second += " (lambda auto: " + figure(t["selection"]["folds"]) + "-fold cross-validation over " +
+              figure(t["selection"]["auto"]["points_run"]) + " values)";
   }
-  if (t.contains("objective")) second = "objective " + number(t["objective"]) + ", " + second;
+  if (t.contains("objective")) second = "objective " + figure(t["objective"]) + ", " + second;
   std::string refit;
   if (const auto it = t.find("budget_refit"); it != t.end() && it->is_object()) {
     const json& b = *it;
     refit = b.contains("skipped") ? "budget refit skipped: " + b.value("skipped", "")
-                                  : "budget refit (" + b.value("solver", "") + ", " + number(b.value("passes", json(0)), "%.4g") +
+                                  : "budget refit (" + b.value("solver", "") + ", " + figure(b.value("passes", json(0)), "%.4g") +
                                         " passes): " + (b.value("converged", false) ? "converged" : "NOT converged") +
-                                        ", relative duality gap " + number(b.value("relative_gap", json(0)), "%.3g") +
+                                        ", relative duality gap " + figure(b.value("relative_gap", json(0)), "%.3g") +
                                         " on the support vectors' span";
   }
   return line("training", s) + line("", second) + (refit.empty() ? "" : line("", refit)) + operating_lines(r);
@@ -159,7 +159,7 @@ std::string feature_table(const json& features) {
   }
   std::string out = "      weight  feature\n";
   for (const json& f : features) {
-    out += "  " + fmt(fixed ? "%+10.4f" : "%+10.3e", f["weight"].get<double>()) + "  " + f["name"].get<std::string>() + "\n";
+    out += "  " + fmt_d(fixed ? "%+10.4f" : "%+10.3e", f["weight"].get<double>()) + "  " + f["name"].get<std::string>() + "\n";
   }
   return out;
 }
@@ -176,7 +176,7 @@ std::string weight_sections(const json& r) {
              feature_table(w["negative"]);
       continue;
     }
-    out += "\nclass " + c + " (bias " + number(w["bias"]) + ")\n";
+    out += "\nclass " + c + " (bias " + figure(w["bias"]) + ")\n";
     out += "top " + top + " features for class " + c + " (positive weights):\n" + feature_table(w["positive"]);
     out += "\ntop " + top + " features against class " + c + " (negative weights):\n" + feature_table(w["negative"]);
   }
@@ -187,18 +187,18 @@ std::string weight_sections(const json& r) {
 
 std::string inspect_text(const json& r) {
   std::string out = line("model", r["model"].get<std::string>() + " (" + r["kind"].get<std::string>() + ")");
-  out += line("objective", r["objective"].get<std::string>() + ", " + class_list(r));
+  out += line("objective", r["objective"].get<std::string>() + ", " + classes_line(r));
   if (r["kind"] == "kernel") {
     const json& k = r["kernel"];
     const std::string type = k.value("type", "?");
     std::string params;  // the parameters this kernel uses
     for (const char* p : {"gamma", "degree", "coef0"}) {
       const bool used = type == "polynomial" || (type == "rbf" && std::string(p) == "gamma");
-      if (used && k.contains(p)) params += std::string(params.empty() ? " (" : ", ") + p + " " + number(k[p]);
+      if (used && k.contains(p)) params += std::string(params.empty() ? " (" : ", ") + p + " " + figure(k[p]);
     }
     const std::string pairs =
-        r.contains("one_vs_one_pairs") ? ", one-vs-one (" + number(r["one_vs_one_pairs"]) + " pairs of classes, voting)" : "";
-    out += line("kernel", type + (params.empty() ? "" : params + ")") + ", " + number(r["support_vectors"]) + " support vectors" + pairs);
+        r.contains("one_vs_one_pairs") ? ", one-vs-one (" + figure(r["one_vs_one_pairs"]) + " pairs of classes, voting)" : "";
+    out += line("kernel", type + (params.empty() ? "" : params + ")") + ", " + figure(r["support_vectors"]) + " support vectors" + pairs);
     out += training_lines(r) + settings_lines(r["settings"], true);
     out += "\nA kernel model has no per-feature weights: its scores are a weighted sum of kernel values\n"
            "between the input and its support vectors.\n";
@@ -207,7 +207,7 @@ std::string inspect_text(const json& r) {
   out += line("features", features_line(r));
   out += training_lines(r);
   std::string bias;
-  for (const json& b : r["bias"]) bias += (bias.empty() ? "" : ", ") + number(b);
+  for (const json& b : r["bias"]) bias += (bias.empty() ? "" : ", ") + figure(b);
   out += line("bias", bias + " (bias_mode " + r["bias_mode"].get<std::string>() + ")");
   out += settings_lines(r["settings"], false);
   return out + weight_sections(r);

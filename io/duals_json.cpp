@@ -26,7 +26,7 @@ void append_hex16(std::string& out, std::uint64_t h) {
   out.append(s, sizeof s);
 }
 
-const json& field(const json& j, const char* key, const std::string& name) {
+const json& duals_field(const json& j, const char* key, const std::string& name) {
   return json_checks::need(j, key, name, "/duals", "pegasos model");
 }
 
@@ -76,17 +76,17 @@ void append_duals_json(std::string& out, const StoredDuals& d) {
 StoredDuals duals_from_json(const json& j, const std::string& name, int model_outputs) {
   if (!j.is_object()) bad(name, "/duals", "expected an object (SDCA's dual variables) or null");
   StoredDuals d;
-  if (field(j, "hash", name) != StoredDuals::kHash) {
+  if (duals_field(j, "hash", name) != StoredDuals::kHash) {
     bad(name, "/duals/hash", "unsupported row hash " + j.at("hash").dump() + " (expected \"" + StoredDuals::kHash + "\")");
   }
-  const json& outputs = field(j, "outputs", name);
+  const json& outputs = duals_field(j, "outputs", name);
   if (!outputs.is_number_integer() || outputs.get<long long>() != model_outputs) {
     bad(name, "/duals/outputs", "expected " + std::to_string(model_outputs) + " (the model's outputs), found " + outputs.dump());
   }
   d.outputs = model_outputs;
-  if (field(j, "scale", name) != kScale) bad(name, "/duals/scale", std::string("expected \"") + kScale + "\"");
-  read_rows(field(j, "rows", name), name, d);
-  const json& alpha = field(j, "alpha", name);
+  if (duals_field(j, "scale", name) != kScale) bad(name, "/duals/scale", std::string("expected \"") + kScale + "\"");
+  read_rows(duals_field(j, "rows", name), name, d);
+  const json& alpha = duals_field(j, "alpha", name);
   const std::size_t count = d.rows.size() * static_cast<std::size_t>(model_outputs);
   if (!alpha.is_array() || alpha.size() != count) {
     bad(name, "/duals/alpha", "expected an array of " + std::to_string(count) + " numbers (rows × outputs)");

@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 using json_checks::bad;
 
-[[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
+[[noreturn]] void refuse(const std::string& origin, const std::string& key, const std::string& what) {
   throw ConfigError(origin + ": kernel_approximation" + key + ": " + what);
 }
 
@@ -27,13 +27,13 @@ void append_array(std::string& out, const std::vector<T>& values) {
   json_numbers::append_array(out, values.size(), [&](std::size_t e) { return values[e]; });
 }
 
-const json& field(const json& j, const char* key, const std::string& name) {
+const json& feature_map_field(const json& j, const char* key, const std::string& name) {
   return json_checks::need(j, key, name, "/feature_map", "pegasos model");
 }
 
 std::uint64_t unsigned_field(const json& j, const char* key, const std::string& name, std::uint64_t low,
                              std::uint64_t high) {
-  const json& v = field(j, key, name);
+  const json& v = feature_map_field(j, key, name);
   if (!v.is_number_unsigned() || v.get<std::uint64_t>() < low || v.get<std::uint64_t>() > high) {
     bad(name, std::string("/feature_map/") + key,
         "expected an integer between " + std::to_string(low) + " and " + std::to_string(high));
@@ -46,7 +46,7 @@ std::uint64_t unsigned_field(const json& j, const char* key, const std::string& 
 template <class T>
 std::vector<T> number_array(const json& j, const char* key, const std::string& name, std::size_t count,
                             std::size_t multiple = 0) {
-  const json& a = field(j, key, name);
+  const json& a = feature_map_field(j, key, name);
   const std::string where = std::string("/feature_map/") + key;
   if (!a.is_array()) bad(name, where, "expected an array of numbers");
   if (multiple == 0 && a.size() != count) {
@@ -71,27 +71,29 @@ std::vector<T> number_array(const json& j, const char* key, const std::string& n
 FeatureMapSettings feature_map_settings_from_json(const json& value, const std::string& origin) {
   FeatureMapSettings s;
   json k = value.is_string() ? json{{"type", value}} : value;
-  if (!k.is_object()) fail(origin, "", "expected {\"type\": \"rff\" | \"nystroem\", \"components\": m, \"gamma\": ...}");
+  if (!k.is_object()) refuse(origin, "",
+      "expected {\"type\": \"rff\" | \"nystroem\", \"components\": m, \"gamma\": ...}");
   for (const auto& [key, v] : k.items()) {
     if (key != "type" && key != "components" && key != "gamma") {
-      fail(origin, "/" + key, "unknown parameter (expected type, components or gamma)");
+      refuse(origin, "/" + key, "unknown parameter (expected type, components or gamma)");
     }
   }
-  if (!k.contains("type")) fail(origin, "/type", "missing: rff (random Fourier features) or nystroem");
+  if (!k.contains("type")) refuse(origin, "/type", "missing: rff (random Fourier features) or nystroem");
   if (!k["type"].is_string() || !parse_feature_map_type(k["type"].get<std::string>(), s.type)) {
-    fail(origin, "/type", "expected rff or nystroem, found " + k["type"].dump());
+    refuse(origin, "/type", "expected rff or nystroem, found " + k["type"].dump());
   }
   if (auto c = k.find("components"); c != k.end()) {
     const double v = c->is_number() ? c->get<double>() : -1.0;
     if (v != std::floor(v) || v < 1 || v > kMaxFeatureMapComponents) {
-      fail(origin, "/components", "must be an integer between 1 and " + std::to_string(kMaxFeatureMapComponents) +
+      refuse(origin, "/components", "must be an integer between 1 and " + std::to_string(kMaxFeatureMapComponents) +
                                       ", found " + c->dump());
     }
     s.components = static_cast<std::uint32_t>(v);
   }
   if (auto g = k.find("gamma"); g != k.end() && !(g->is_string() && *g == "scale")) {
     if (!g->is_number() || !std::isfinite(g->get<double>()) || !(g->get<double>() > 0)) {
-      fail(origin, "/gamma", "must be a number > 0 or \"scale\" (1/(d·Var(X)) on the training rows), found " + g->dump());
+      refuse(origin, "/gamma",
+          "must be a number > 0 or \"scale\" (1/(d·Var(X)) on the training rows), found " + g->dump());
     }
     s.gamma = g->get<double>();
   }
@@ -118,11 +120,11 @@ void append_feature_map_json(std::string& out, const FeatureMap& f) {
 FeatureMap feature_map_from_json(const json& j, const std::string& name) {
   if (!j.is_object()) bad(name, "/feature_map", "expected an object (the fitted kernel approximation)");
   FeatureMap f;
-  const json& type = field(j, "type", name);
+  const json& type = feature_map_field(j, "type", name);
   if (!type.is_string() || !parse_feature_map_type(type.get<std::string>(), f.type)) {
     bad(name, "/feature_map/type", "expected rff or nystroem, found " + type.dump());
   }
-  f.gamma = json_checks::finite_number(field(j, "gamma", name), name, "/feature_map/gamma");
+  f.gamma = json_checks::finite_number(feature_map_field(j, "gamma", name), name, "/feature_map/gamma");
   if (!(f.gamma > 0)) bad(name, "/feature_map/gamma", "must be > 0");
   f.components = static_cast<std::uint32_t>(unsigned_field(j, "components", name, 1, kMaxFeatureMapComponents));
   f.input_dimension = static_cast<std::uint32_t>(unsigned_field(j, "input_dimension", name, 0, (std::uint64_t{1} << 32) - 1));

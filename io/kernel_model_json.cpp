@@ -20,7 +20,7 @@ using json_checks::bad;
 using json_checks::finite_number;
 using json_checks::positive_integer;
 
-const json& need(const json& j, const std::string& key, const std::string& name, const std::string& parent = "") {
+const json& member(const json& j, const std::string& key, const std::string& name, const std::string& parent = "") {
   return json_checks::need(j, key, name, parent, "pegasos kernel model");
 }
 
@@ -70,21 +70,22 @@ void parse_row(const std::string& text, std::uint32_t dimension, const std::stri
 KernelParams kernel_params_from_model(const json& k, const std::string& name) {
   if (!k.is_object()) bad(name, "/kernel", "expected an object {type, gamma, degree, coef0}");
   KernelParams p;
-  const json& type = need(k, "type", name, "/kernel");
+  const json& type = member(k, "type", name, "/kernel");
   if (!type.is_string() || !parse_kernel_type(type.get<std::string>(), p.type)) {
     bad(name, "/kernel/type", "expected \"linear\", \"polynomial\" or \"rbf\", found " + type.dump());
   }
-  p.gamma = finite_number(need(k, "gamma", name, "/kernel"), name, "/kernel/gamma");
+  p.gamma = finite_number(member(k, "gamma", name, "/kernel"), name, "/kernel/gamma");
   if (p.type != KernelType::kLinear && !(p.gamma > 0)) bad(name, "/kernel/gamma", "must be > 0");
-  p.degree = static_cast<int>(positive_integer(need(k, "degree", name, "/kernel"), name, "/kernel/degree", kMaxKernelDegree));
-  p.coef0 = finite_number(need(k, "coef0", name, "/kernel"), name, "/kernel/coef0");
+  p.degree = static_cast<int>(positive_integer(member(k, "degree", name, "/kernel"),
+      name, "/kernel/degree", kMaxKernelDegree));
+  p.coef0 = finite_number(member(k, "coef0", name, "/kernel"), name, "/kernel/coef0");
   return p;
 }
 
 // The coefficient arrays, W of n_sv numbers, into `out` (n_sv × W, row-major).
 void read_columns(const json& j, const std::string& name, std::size_t n_sv, std::size_t W, const std::string& what,
                   std::vector<double>& out) {
-  const json& coefficients = need(j, "coefficients", name);
+  const json& coefficients = member(j, "coefficients", name);
   if (!coefficients.is_array() || coefficients.size() != W) {
     bad(name, "/coefficients", "expected " + std::to_string(W) + " arrays (" + what + ")");
   }
@@ -222,7 +223,7 @@ std::string kernel_model_to_json(const KernelModel& m) {
 
 std::string model_kind(const json& j, const std::string& name) {
   if (!j.is_object()) bad(name, "/", "a model file is a JSON object");
-  const json& kind = need(j, "kind", name);
+  const json& kind = member(j, "kind", name);
   if (!kind.is_string()) bad(name, "/kind", "expected a string, found " + kind.dump());
   return kind.get<std::string>();
 }
@@ -238,18 +239,18 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
 
   KernelModel m;
   try {
-    m.objective = need(j, "objective", name).get<std::string>();
-    m.classes = need(j, "classes", name).get<std::vector<std::string>>();
+    m.objective = member(j, "objective", name).get<std::string>();
+    m.classes = member(j, "classes", name).get<std::vector<std::string>>();
   } catch (const json::type_error& e) {
     throw InputError(name + ": wrong type in model file: " + e.what());
   }
   json_checks::check_model_classes(m.classes, name);
-  const json& dim = need(j, "dimension", name);
+  const json& dim = member(j, "dimension", name);
   if (!dim.is_number_unsigned() || dim.get<std::uint64_t>() > (std::uint64_t{1} << 32) - 1) {
     bad(name, "/dimension", "expected a non-negative 32-bit integer");
   }
   m.dimension = dim.get<std::uint32_t>();
-  m.outputs = static_cast<int>(positive_integer(need(j, "outputs", name), name, "/outputs", 1000000));
+  m.outputs = static_cast<int>(positive_integer(member(j, "outputs", name), name, "/outputs", 1000000));
   const std::size_t expected_outputs = m.classes.size() == 2 ? 1 : m.classes.size();
   if (static_cast<std::size_t>(m.outputs) != expected_outputs) {
     bad(name, "/outputs", std::to_string(m.outputs) + " outputs do not match " + std::to_string(m.classes.size()) + " classes");
@@ -260,14 +261,14 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
     if (m.one_vs_one && m.classes.size() < 3) bad(name, "/multiclass", "one-vs-one needs at least three classes");
   }
   const std::size_t K = m.columns();
-  m.kernel = kernel_params_from_model(need(j, "kernel", name), name);
-  m.lambda = finite_number(need(j, "lambda", name), name, "/lambda");
+  m.kernel = kernel_params_from_model(member(j, "kernel", name), name);
+  m.lambda = finite_number(member(j, "lambda", name), name, "/lambda");
   if (!(m.lambda > 0)) bad(name, "/lambda", "must be > 0");
-  m.iterations = positive_integer(need(j, "iterations", name), name, "/iterations", std::uint64_t{1} << 62);
-  m.batch_size = static_cast<int>(positive_integer(need(j, "batch_size", name), name, "/batch_size", 1000000));
+  m.iterations = positive_integer(member(j, "iterations", name), name, "/iterations", std::uint64_t{1} << 62);
+  m.batch_size = static_cast<int>(positive_integer(member(j, "batch_size", name), name, "/batch_size", 1000000));
   if (!std::isfinite(m.decision_scale())) bad(name, "/lambda", "lambda · iterations · batch_size underflows");
 
-  const json& rows = need(j, "support_vectors", name);
+  const json& rows = member(j, "support_vectors", name);
   if (!rows.is_array()) bad(name, "/support_vectors", "expected an array of \"index:value ...\" strings");
   const std::size_t n_sv = rows.size();
   for (std::size_t s = 0; s < n_sv; ++s) {

@@ -11,20 +11,20 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
+[[noreturn]] void reject(const std::string& origin, const std::string& key, const std::string& what) {
   throw ConfigError(origin + ": " + key + ": " + what);
 }
 
 double finite(const json& j, const std::string& origin, const std::string& key) {
-  if (!j.is_number()) fail(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + j.dump());
+  if (!j.is_number()) reject(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + j.dump());
   const double v = j.get<double>();
-  if (!std::isfinite(v)) fail(origin, key, "must be finite");
+  if (!std::isfinite(v)) reject(origin, key, "must be finite");
   return v;
 }
 
 std::int64_t integer(const json& j, const std::string& origin, const std::string& key) {
   const double v = finite(j, origin, key);
-  if (v != std::floor(v) || std::abs(v) > 9.0e15) fail(origin, key, "expected an integer, found " + j.dump());
+  if (v != std::floor(v) || std::abs(v) > 9.0e15) reject(origin, key, "expected an integer, found " + j.dump());
   return static_cast<std::int64_t>(v);
 }
 
@@ -45,17 +45,18 @@ KernelSettings kernel_settings_from_json(const json& config, const std::string& 
     json k = *it;
     if (k.is_string()) k = json{{"type", k}};  // "kernel": "rbf" is short for {"type": "rbf"}
     if (!k.is_object()) {
-      fail(origin, "kernel", "expected an object {\"type\": \"rbf\", \"gamma\": ...} or a kernel name, found " + k.dump());
+      reject(origin, "kernel",
+          "expected an object {\"type\": \"rbf\", \"gamma\": ...} or a kernel name, found " + k.dump());
     }
     static const std::vector<std::string> keys = {"type", "gamma", "degree", "coef0"};
     for (const auto& [key, value] : k.items()) {
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-        fail(origin, "kernel/" + key, "unknown kernel parameter (expected type, gamma, degree or coef0)");
+        reject(origin, "kernel/" + key, "unknown kernel parameter (expected type, gamma, degree or coef0)");
       }
     }
     if (auto t = k.find("type"); t != k.end()) {
       if (!t->is_string() || !parse_kernel_type(t->get<std::string>(), s.kernel.type)) {
-        fail(origin, "kernel/type", "expected one of linear, polynomial, rbf, found " + t->dump());
+        reject(origin, "kernel/type", "expected one of linear, polynomial, rbf, found " + t->dump());
       }
     }
     const bool uses_gamma = s.kernel.type != KernelType::kLinear;
@@ -63,14 +64,14 @@ KernelSettings kernel_settings_from_json(const json& config, const std::string& 
     if (auto g = k.find("gamma"); g != k.end()) {
       if (!(g->is_string() && *g == "auto")) {
         s.kernel.gamma = finite(*g, origin, "kernel/gamma");
-        if (!(s.kernel.gamma > 0)) fail(origin, "kernel/gamma", "must be > 0 (or \"auto\" for 1/dimension)");
+        if (!(s.kernel.gamma > 0)) reject(origin, "kernel/gamma", "must be > 0 (or \"auto\" for 1/dimension)");
       }
       if (!uses_gamma && ignored) ignored->push_back("kernel/gamma: ignored by the linear kernel");
     }
     if (auto d = k.find("degree"); d != k.end()) {
       const std::int64_t degree = integer(*d, origin, "kernel/degree");
       if (degree < 1 || degree > kMaxKernelDegree) {
-        fail(origin, "kernel/degree", "must be between 1 and " + std::to_string(kMaxKernelDegree));
+        reject(origin, "kernel/degree", "must be between 1 and " + std::to_string(kMaxKernelDegree));
       }
       s.kernel.degree = static_cast<int>(degree);
       if (!polynomial && ignored) ignored->push_back("kernel/degree: only used by the polynomial kernel");
@@ -82,34 +83,36 @@ KernelSettings kernel_settings_from_json(const json& config, const std::string& 
   }
   if (auto it = config.find("max_support_vectors"); it != config.end() && !it->is_null()) {
     const std::int64_t b = integer(*it, origin, "max_support_vectors");
-    if (b < 0) fail(origin, "max_support_vectors", "must be >= 0 (0 = no budget)");
+    if (b < 0) reject(origin, "max_support_vectors", "must be >= 0 (0 = no budget)");
     s.max_support_vectors = static_cast<std::uint64_t>(b);
   }
   // A full budget merges (RBF's default) or removes; the choice needs a budget.
   s.merge_budget = s.max_support_vectors > 0 && s.kernel.type == KernelType::kRbf;
   if (auto it = config.find("budget_maintenance"); it != config.end() && !it->is_null()) {
     if (!it->is_string() || (*it != "merge" && *it != "remove")) {
-      fail(origin, "budget_maintenance", "expected \"merge\" or \"remove\", found " + it->dump());
+      reject(origin, "budget_maintenance", "expected \"merge\" or \"remove\", found " + it->dump());
     }
-    if (s.max_support_vectors == 0) fail(origin, "budget_maintenance", "only used with a budget (max_support_vectors > 0)");
+    if (s.max_support_vectors == 0) reject(origin, "budget_maintenance",
+        "only used with a budget (max_support_vectors > 0)");
     s.merge_budget = *it == "merge";
     if (s.merge_budget && s.kernel.type != KernelType::kRbf) {
-      fail(origin, "budget_maintenance", "merge needs the rbf kernel (kernel is " + to_string(s.kernel.type) + "); use remove");
+      reject(origin, "budget_maintenance",
+          "merge needs the rbf kernel (kernel is " + to_string(s.kernel.type) + "); use remove");
     }
   }
   // The refit of a budget's coefficients (RBF's default); needs a budget and the RBF kernel.
   s.budget_refit = s.max_support_vectors > 0 && s.kernel.type == KernelType::kRbf;
   if (auto it = config.find("budget_refit"); it != config.end() && !it->is_null()) {
-    if (!it->is_boolean()) fail(origin, "budget_refit", "expected true or false, found " + it->dump());
-    if (s.max_support_vectors == 0) fail(origin, "budget_refit", "only used with a budget (max_support_vectors > 0)");
+    if (!it->is_boolean()) reject(origin, "budget_refit", "expected true or false, found " + it->dump());
+    if (s.max_support_vectors == 0) reject(origin, "budget_refit", "only used with a budget (max_support_vectors > 0)");
     s.budget_refit = it->get<bool>();
     if (s.budget_refit && s.kernel.type != KernelType::kRbf) {
-      fail(origin, "budget_refit", "needs the rbf kernel (kernel is " + to_string(s.kernel.type) + "); use false");
+      reject(origin, "budget_refit", "needs the rbf kernel (kernel is " + to_string(s.kernel.type) + "); use false");
     }
   }
   if (auto it = config.find("kernel_cache_mb"); it != config.end() && !it->is_null()) {
     s.cache_megabytes = finite(*it, origin, "kernel_cache_mb");
-    if (s.cache_megabytes < 0) fail(origin, "kernel_cache_mb", "must be >= 0 (0 = no kernel cache)");
+    if (s.cache_megabytes < 0) reject(origin, "kernel_cache_mb", "must be >= 0 (0 = no kernel cache)");
   }
   return s;
 }

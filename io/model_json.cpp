@@ -31,7 +31,7 @@ constexpr double kSparseBelow = 0.5;
 using json_checks::bad;
 using json_checks::finite_number;
 
-const json& need(const json& j, const std::string& key, const std::string& name) {
+const json& model_need(const json& j, const std::string& key, const std::string& name) {
   return json_checks::need(j, key, name, "", "pegasos model");
 }
 
@@ -146,18 +146,18 @@ namespace {
 // objective, classes, bias_mode, dimension and outputs, checked against each other.
 void read_model_header(const json& j, const std::string& name, Model& m) {
   try {
-    m.objective = need(j, "objective", name).get<std::string>();
-    m.classes = need(j, "classes", name).get<std::vector<std::string>>();
-    m.bias_mode = need(j, "bias_mode", name).get<std::string>();
+    m.objective = model_need(j, "objective", name).get<std::string>();
+    m.classes = model_need(j, "classes", name).get<std::vector<std::string>>();
+    m.bias_mode = model_need(j, "bias_mode", name).get<std::string>();
   } catch (const json::type_error& e) {
     throw InputError(name + ": wrong type in model file: " + e.what());
   }
-  const json& dim = need(j, "dimension", name);
+  const json& dim = model_need(j, "dimension", name);
   if (!dim.is_number_unsigned() || dim.get<std::uint64_t>() > (std::uint64_t{1} << 32) - 1) {
     bad(name, "/dimension", "expected a non-negative 32-bit integer");
   }
   m.dimension = dim.get<std::uint32_t>();
-  const json& outputs = need(j, "outputs", name);
+  const json& outputs = model_need(j, "outputs", name);
   if (!outputs.is_number_unsigned() || outputs.get<std::uint64_t>() < 1 || outputs.get<std::uint64_t>() > 1000000) {
     bad(name, "/outputs", "expected a positive integer");
   }
@@ -193,8 +193,8 @@ void read_model_header(const json& j, const std::string& name, Model& m) {
 // j = index − 1 (0-based, ascending).
 template <class Set>
 void read_sparse_weights(const json& wk, const std::string& name, const std::string& field, const Model& m, Set&& set) {
-  const json& idx = need(wk, "indices", name);
-  const json& val = need(wk, "values", name);
+  const json& idx = model_need(wk, "indices", name);
+  const json& val = model_need(wk, "values", name);
   if (!idx.is_array() || !val.is_array() || idx.size() != val.size()) {
     bad(name, field, "indices and values must be arrays of equal length");
   }
@@ -248,11 +248,11 @@ bool read_compact_weights(const json& weights, const std::string& name, Model& m
 // into the feature-major m.weights.
 void read_model_weights(const json& j, const std::string& name, Model& m, bool compact) {
   const std::size_t K = static_cast<std::size_t>(m.outputs);
-  const json& bias = need(j, "bias", name);
+  const json& bias = model_need(j, "bias", name);
   if (!bias.is_array() || bias.size() != K) bad(name, "/bias", "expected an array of " + std::to_string(K) + " numbers");
   for (std::size_t k = 0; k < K; ++k) m.bias.push_back(finite_number(bias[k], name, "/bias/" + std::to_string(k)));
 
-  const json& weights = need(j, "weights", name);
+  const json& weights = model_need(j, "weights", name);
   if (!weights.is_array() || weights.size() != K) bad(name, "/weights", "expected " + std::to_string(K) + " weight vectors");
   if (static_cast<std::uint64_t>(m.dimension) * K > (std::uint64_t{1} << 34)) bad(name, "/dimension", "too large");
   // Shapes first, so a small corrupt file cannot make us allocate dimension × K.
@@ -306,7 +306,7 @@ void read_model_sections(const json& j, const std::string& name, Model& m) {
 
 Model model_from_json_value(const json& j, const std::string& name, bool compact_weights) {
   json_checks::check_model_header(j, name, kModelFormatVersionMax, "pegasos model");
-  const json& kind = need(j, "kind", name);
+  const json& kind = model_need(j, "kind", name);
   if (kind != "linear") bad(name, "/kind", "unsupported model kind " + kind.dump());
 
   Model m;

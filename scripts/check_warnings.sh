@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --reuse ]; then
   shift
-  header="# build.sh fresh=1 targets=all unity=${PEGASOS_UNITY_TESTS:-0} args=$*"
+  header="# build.sh fresh=1 targets=all unity=${PEGASOS_UNITY:-0} args=$*"
   if [ -f build/build.log ] && [ "$(head -n 1 build/build.log)" = "$header" ]; then
     if grep -q "warning:" build/build.log; then
       grep -B8 -A4 "warning:" build/build.log | head -n 200
@@ -31,10 +31,10 @@ fi
 dir=build-warnings
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-# PEGASOS_UNITY_TESTS=N: compile the test files in unity batches of N (CI: a
-# fresh build, where this halves the tests' compile time; 0, the default, keeps
-# one file per compile for quick rebuilds).
-launcher+=("-DPEGASOS_UNITY_TESTS=${PEGASOS_UNITY_TESTS:-0}")
+# PEGASOS_UNITY=N: compile the library, the CLI and the tests in unity batches
+# of N (CI: a fresh build, where this halves the compile time; 0, the default,
+# keeps one file per compile for quick rebuilds).
+launcher+=("-DPEGASOS_UNITY=${PEGASOS_UNITY:-0}")
 rm -rf "$dir"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

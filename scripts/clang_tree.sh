@@ -2,9 +2,10 @@
 # trees they share. One AddressSanitizer + UBSan tree (build-asan/) holds the
 # whole test suite and the libFuzzer targets (coverage instrumentation costs
 # the tests little, and CI then compiles the library once for both); the
-# ThreadSanitizer tree (build-tsan/) holds the tests. The test files are
-# compiled in unity batches (PEGASOS_UNITY_TESTS): they instantiate the same
-# solver templates, whose instrumented code generation dominates the build.
+# ThreadSanitizer tree (build-tsan/) holds the tests. Everything is
+# compiled in unity batches (PEGASOS_UNITY): the test files instantiate the
+# same solver templates, whose instrumented code generation dominates the
+# build, and the library's files parse the same JSON and TBB headers.
 # Build type RelWithDebInfo with -O1 -gline-tables-only: readable stacks,
 # quicker builds, and assert() stays on (no NDEBUG).
 # PEGASOS_BUILD_ROOT=DIR puts the trees under DIR.
@@ -31,7 +32,7 @@ clang_tree() {
   [ "$mode" = thread ] && extra=("-DPEGASOS_TEST_TAGS=$(IFS=';'; echo "${tsan_tags[*]}")")
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DPEGASOS_SANITIZE="$mode" \
-    -DPEGASOS_UNITY_TESTS=8 "${extra[@]}" >/dev/null
+    -DPEGASOS_UNITY=8 "${extra[@]}" >/dev/null
   local targets=()
   for t in "$@"; do targets+=(--target "$t"); done
   cmake --build "$dir" --parallel "$(nproc)" "${targets[@]}" >&2

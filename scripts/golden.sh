@@ -30,7 +30,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
-BIN=$REPO/build/pegasos
+BIN=${PEGASOS_BIN:-$REPO/build/pegasos}  # PEGASOS_BIN=PATH: another build's CLI (e.g. a unity build)
 GOLDEN=$REPO/tests/golden
 PY=/usr/bin/python3
 update=0

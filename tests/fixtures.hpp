@@ -17,6 +17,23 @@ namespace fixtures {
 // they read back to the same floats: the file holds exactly `ds`).
 inline std::string libsvm_text(const pegasos::Dataset& ds) { return pegasos::to_libsvm_text(ds, ds.classes); }
 
+// The rows of a binary `ds` with class 0 first, then class 1 (each in file
+// order): a file sorted by label.
+inline pegasos::Dataset sorted_by_label(const pegasos::Dataset& ds) {
+  pegasos::Dataset out;
+  out.classes = ds.classes;
+  out.source = ds.source + " (sorted by label)";
+  for (int label = 0; label < 2; ++label) {
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+      const pegasos::RowView x = ds.row(i);
+      if (x.label != label) continue;
+      out.append_row(std::span<const std::uint32_t>(x.indices, x.nnz), std::span<const float>(x.values, x.nnz), label);
+    }
+  }
+  out.dimension = ds.dimension;
+  return out;
+}
+
 // Two overlapping Gaussian classes in d dimensions; each feature is present
 // with probability `density`; rows scaled to norm ≤ 1. Labels are class ids
 // 0/1 (1 = positive). Not separable, so the hinge optimum is non-trivial.

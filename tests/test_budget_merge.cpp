@@ -42,7 +42,7 @@ double explicit_loss(const std::vector<double>& xm, const std::vector<double>& x
   return e;
 }
 
-EngineSettings pegasos_settings(double lambda, double epochs) {
+EngineSettings merge_pegasos_settings(double lambda, double epochs) {
   EngineSettings s;
   s.lambda = lambda;
   s.epochs = epochs;
@@ -177,7 +177,7 @@ TEST_CASE("budget merge: the degradation formula is the explicit loss, h beats a
 TEST_CASE("budget merge: kernel Pegasos equals a brute-force merging loop, merging beats removal", "[kernel]") {
   const Dataset ds = fixtures::gaussian(160, 5, 41, 1.0);
   const double gamma = 0.4;
-  const EngineSettings s = pegasos_settings(1e-3, 4);
+  const EngineSettings s = merge_pegasos_settings(1e-3, 4);
   KernelSettings k;
   k.kernel.type = KernelType::kRbf;
   k.kernel.gamma = gamma;

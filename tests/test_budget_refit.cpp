@@ -21,7 +21,7 @@
 
 using namespace pegasos;
 
-// Names unique among the tests: the unity build (PEGASOS_UNITY_TESTS) joins
+// Names unique among the tests: the unity build (PEGASOS_UNITY) joins
 // test files into one translation unit, where helpers of one name clash.
 namespace {
 

@@ -32,23 +32,6 @@ EngineSettings pegasos_settings(double lambda, BiasMode bias) {
   return s;
 }
 
-// The same rows with the negative class first (a file sorted by label).
-Dataset sorted_by_label(const Dataset& ds) {
-  Dataset out;
-  out.classes = ds.classes;
-  out.source = ds.source + " (sorted by label)";
-  for (int label : {0, 1}) {
-    for (std::size_t i = 0; i < ds.size(); ++i) {
-      if (ds.labels[i] != label) continue;
-      const RowView x = ds.row(i);
-      out.append_row(std::vector<std::uint32_t>(x.indices, x.indices + x.nnz),
-                     std::vector<float>(x.values, x.values + x.nnz), label);
-    }
-  }
-  out.dimension = ds.dimension;
-  return out;
-}
-
 // The claim, checked against the reference optimum P*: the dual objective is
 // a lower bound, the objective an upper one, and "converged" means within the
 // tolerance.
@@ -114,7 +97,7 @@ TEST_CASE("a plateau that fooled the progress estimate is not called converged",
   // A label-sorted file read in order at C = 1/(λn) = 20: an epoch sweeps all
   // negatives, then all positives, and the averaged iterate moves so little
   // between epochs that P_{E/2} − P_E looks like convergence.
-  const Dataset ds = sorted_by_label(fixtures::gaussian(400, 10, 5, 0.8));
+  const Dataset ds = fixtures::sorted_by_label(fixtures::gaussian(400, 10, 5, 0.8));
   const double lambda = 1.0 / (20.0 * 400.0);
   const double p_star = reference_optimum(ds, lambda, true);
   EngineSettings s = pegasos_settings(lambda, BiasMode::kFeature);

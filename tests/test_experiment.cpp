@@ -35,7 +35,7 @@ using testutil::write_text;
 using namespace pegasos;
 
 // LIBSVM text of a generated dataset (labels are its class names).
-std::string libsvm(const Dataset& ds) {
+std::string as_libsvm(const Dataset& ds) {
   std::string out;
   char buf[64];
   for (std::size_t i = 0; i < ds.size(); ++i) {
@@ -52,10 +52,10 @@ std::string libsvm(const Dataset& ds) {
 
 // train.svm / test.svm (binary) and multi_train.svm / multi_test.svm (3 classes).
 void write_data(const TempDir& dir) {
-  write_text(dir.file("train.svm"), libsvm(fixtures::gaussian(240, 8, 11)));
-  write_text(dir.file("test.svm"), libsvm(fixtures::gaussian(120, 8, 12)));
-  write_text(dir.file("multi_train.svm"), libsvm(fixtures::blobs(180, 6, 3, 13, 0.6)));
-  write_text(dir.file("multi_test.svm"), libsvm(fixtures::blobs(90, 6, 3, 14, 0.6)));
+  write_text(dir.file("train.svm"), as_libsvm(fixtures::gaussian(240, 8, 11)));
+  write_text(dir.file("test.svm"), as_libsvm(fixtures::gaussian(120, 8, 12)));
+  write_text(dir.file("multi_train.svm"), as_libsvm(fixtures::blobs(180, 6, 3, 13, 0.6)));
+  write_text(dir.file("multi_test.svm"), as_libsvm(fixtures::blobs(90, 6, 3, 14, 0.6)));
 }
 
 json base_experiment() {

@@ -25,7 +25,7 @@ using pegasos::FeatureMapSettings;
 using pegasos::FeatureMapType;
 
 // exp(−γ‖x_i − x_j‖²) computed naively in double.
-double rbf(const Dataset& ds, std::size_t i, std::size_t j, double gamma) {
+double rbf_entry(const Dataset& ds, std::size_t i, std::size_t j, double gamma) {
   std::vector<double> a(ds.dimension, 0.0), b(ds.dimension, 0.0);
   const pegasos::RowView x = ds.row(i), y = ds.row(j);
   for (std::uint32_t e = 0; e < x.nnz; ++e) a[x.indices[e]] = x.values[e];
@@ -43,7 +43,7 @@ double mapped_dot(const Dataset& z, std::size_t i, std::size_t j) {
   return s;
 }
 
-FeatureMapSettings settings(FeatureMapType type, std::uint32_t m, double gamma) {
+FeatureMapSettings map_settings(FeatureMapType type, std::uint32_t m, double gamma) {
   FeatureMapSettings s;
   s.type = type;
   s.components = m;
@@ -56,12 +56,12 @@ FeatureMapSettings settings(FeatureMapType type, std::uint32_t m, double gamma) 
 TEST_CASE("Nyström with every row a landmark reproduces the exact kernel matrix", "[feature_map]") {
   const Dataset ds = fixtures::gaussian(40, 6, 3, 0.7);
   const double gamma = 0.8;
-  const FeatureMap f = pegasos::fit_feature_map(settings(FeatureMapType::kNystroem, 40, gamma), ds, 11);
+  const FeatureMap f = pegasos::fit_feature_map(map_settings(FeatureMapType::kNystroem, 40, gamma), ds, 11);
   REQUIRE(f.output_dimension() == 40);  // the 40×40 kernel matrix is well conditioned: nothing clipped
   const Dataset z = f.map(ds);
   double worst = 0;
   for (std::size_t i = 0; i < ds.size(); ++i) {
-    for (std::size_t j = 0; j < ds.size(); ++j) worst = std::max(worst, std::abs(mapped_dot(z, i, j) - rbf(ds, i, j, gamma)));
+    for (std::size_t j = 0; j < ds.size(); ++j) worst = std::max(worst, std::abs(mapped_dot(z, i, j) - rbf_entry(ds, i, j, gamma)));
   }
   INFO("largest |z(x)·z(y) − k(x, y)| = " << worst);
   CHECK(worst < 1e-4);
@@ -73,7 +73,7 @@ TEST_CASE("Nyström with every row a landmark reproduces the exact kernel matrix
 // singular K_mm) still factor, with the shift.
 TEST_CASE("Nyström: a triangular L^{-1}, rotations of it map to the same inner products", "[feature_map]") {
   Dataset ds = fixtures::gaussian(60, 5, 2, 0.9);
-  const FeatureMap f = pegasos::fit_feature_map(settings(FeatureMapType::kNystroem, 30, 0.5), ds, 3);
+  const FeatureMap f = pegasos::fit_feature_map(map_settings(FeatureMapType::kNystroem, 30, 0.5), ds, 3);
   REQUIRE(f.projection_triangular);
   const std::size_t m = f.components;
   FeatureMap rotated = f;  // rows reversed, every other one negated: Q·L^{-1}, Q orthogonal
@@ -103,11 +103,11 @@ TEST_CASE("Nyström: a triangular L^{-1}, rotations of it map to the same inner 
       doubled.append_row({x.indices, x.nnz}, {x.values, x.nnz}, x.label);
     }
   }
-  const FeatureMap g = pegasos::fit_feature_map(settings(FeatureMapType::kNystroem, 20, 0.5), doubled, 5);
+  const FeatureMap g = pegasos::fit_feature_map(map_settings(FeatureMapType::kNystroem, 20, 0.5), doubled, 5);
   const Dataset zd = g.map(doubled);
   double off = 0;
   for (std::size_t i = 0; i < doubled.size(); ++i) {
-    for (std::size_t j = 0; j < doubled.size(); ++j) off = std::max(off, std::abs(mapped_dot(zd, i, j) - rbf(doubled, i, j, 0.5)));
+    for (std::size_t j = 0; j < doubled.size(); ++j) off = std::max(off, std::abs(mapped_dot(zd, i, j) - rbf_entry(doubled, i, j, 0.5)));
   }
   INFO("duplicate landmarks: largest |z(x)·z(y) − k(x, y)| = " << off);
   CHECK(off < 1e-3);
@@ -119,12 +119,12 @@ TEST_CASE("random Fourier features approach the RBF kernel as m grows", "[featur
   // Each term of z(x)·z(y) lies in [−2/m, 2/m]: by Hoeffding
   // P(|z(x)·z(y) − k| ≥ t) ≤ 2 exp(−m t²/8); with m = 20000 and t = 0.08
   // that is 3e-7 per pair (66 pairs).
-  const FeatureMap f = pegasos::fit_feature_map(settings(FeatureMapType::kRff, 20000, gamma), ds, 5);
+  const FeatureMap f = pegasos::fit_feature_map(map_settings(FeatureMapType::kRff, 20000, gamma), ds, 5);
   const Dataset z = f.map(ds);
   double worst = 0, sum = 0;
   for (std::size_t i = 0; i < ds.size(); ++i) {
     for (std::size_t j = i; j < ds.size(); ++j) {
-      const double err = std::abs(mapped_dot(z, i, j) - rbf(ds, i, j, gamma));
+      const double err = std::abs(mapped_dot(z, i, j) - rbf_entry(ds, i, j, gamma));
       worst = std::max(worst, err);
       sum += err;
     }
@@ -132,10 +132,10 @@ TEST_CASE("random Fourier features approach the RBF kernel as m grows", "[featur
   INFO("largest error " << worst << ", mean " << sum / 78);
   CHECK(worst < 0.08);
   // And far fewer features are visibly worse on average (the O(1/√m) rate).
-  const Dataset z_small = pegasos::fit_feature_map(settings(FeatureMapType::kRff, 50, gamma), ds, 5).map(ds);
+  const Dataset z_small = pegasos::fit_feature_map(map_settings(FeatureMapType::kRff, 50, gamma), ds, 5).map(ds);
   double sum_small = 0;
   for (std::size_t i = 0; i < ds.size(); ++i) {
-    for (std::size_t j = i; j < ds.size(); ++j) sum_small += std::abs(mapped_dot(z_small, i, j) - rbf(ds, i, j, gamma));
+    for (std::size_t j = i; j < ds.size(); ++j) sum_small += std::abs(mapped_dot(z_small, i, j) - rbf_entry(ds, i, j, gamma));
   }
   CHECK(sum_small > 3 * sum);
 }
@@ -143,7 +143,7 @@ TEST_CASE("random Fourier features approach the RBF kernel as m grows", "[featur
 TEST_CASE("feature maps are the same for any thread count, by seed, wherever a row falls", "[feature_map]") {
   const Dataset ds = fixtures::gaussian(700, 30, 8, 0.5);  // three blocks of rows, sparse
   for (FeatureMapType type : {FeatureMapType::kRff, FeatureMapType::kNystroem}) {
-    const FeatureMapSettings s = settings(type, 64, 0.0);  // gamma "scale"
+    const FeatureMapSettings s = map_settings(type, 64, 0.0);  // gamma "scale"
     std::vector<float> one, two;
     {
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);

@@ -30,13 +30,13 @@ constexpr double kTarget = 1e-8;
 
 // The binary problem's w(α) and D(α) recomputed densely from the solver's
 // multipliers (w has the bias weight last), and the reference primal of w.
-struct Recomputed {
+struct IpmRecomputed {
   std::vector<double> w;
   double primal = 0.0, dual = 0.0;
 };
-Recomputed recompute_binary(const reference::Problem& p, const std::vector<double>& alpha, double U_scale) {
+IpmRecomputed recompute_binary(const reference::Problem& p, const std::vector<double>& alpha, double U_scale) {
   const std::size_t n = p.x.size();
-  Recomputed r;
+  IpmRecomputed r;
   r.w.assign(p.x[0].size(), 0.0);
   double linear = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -97,7 +97,7 @@ TEST_CASE("interior point: the binary optimum of an ill-conditioned problem, wit
     REQUIRE(r.alpha[2 * i + 1] >= 0.0);
     REQUIRE(r.alpha[2 * i] + r.alpha[2 * i + 1] == Approx(C * std::abs(signed_cost[i])).epsilon(1e-12));
   }
-  const Recomputed check = recompute_binary(p, r.alpha, C);
+  const IpmRecomputed check = recompute_binary(p, r.alpha, C);
   CHECK(r.primal == Approx(check.primal).epsilon(1e-9));
   CHECK(r.dual == Approx(check.dual).epsilon(1e-9));
   // The reference optimum lies between them (coordinate descent to 1e-12 on
@@ -265,7 +265,7 @@ TEST_CASE("interior point: the normal matrix summed over sparse rows, or as one 
     binary.normal_matrix = NormalMatrix::kSparse;
     const InteriorPointResult r = solve_interior_point(binary, kTarget, 100);
     const reference::Problem p = fixtures::to_problem(ds, true);
-    const Recomputed check = recompute_binary(p, r.alpha, C);
+    const IpmRecomputed check = recompute_binary(p, r.alpha, C);
     CHECK(r.primal == Approx(check.primal).epsilon(1e-9));
     CHECK(r.dual == Approx(check.dual).epsilon(1e-9));
     const double p_ref = reference::primal(p, reference::solve(p, lambda), lambda) / lambda;

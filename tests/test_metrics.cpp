@@ -13,13 +13,12 @@
 
 #include "core/metrics.hpp"
 #include "core/random.hpp"
+#include "tests/test_util.hpp"
 
 namespace {
 
 
-// Seed for the random cases: fixed stream per GENERATE value, varied by
-// Catch's --rng-seed.
-std::uint64_t case_seed(std::uint64_t stream) { return stream * 0x9e3779b97f4a7c15ULL + Catch::rngSeed(); }
+using testutil::case_seed;
 
 struct Scored {
   std::vector<double> scores;

@@ -46,8 +46,7 @@ using testutil::TempDir;
 using testutil::write_text;
 using testutil::write_gzip;
 using testutil::bits;
-
-std::uint64_t case_seed(std::uint64_t stream) { return stream * 0x9e3779b97f4a7c15ULL + Catch::rngSeed(); }
+using testutil::case_seed;
 
 Strings tokens(const std::string& doc, const TextOptions& options = {}) {
   std::string scratch;

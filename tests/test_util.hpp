@@ -24,6 +24,10 @@
 
 namespace testutil {
 
+// Seed for the random cases: a fixed stream per GENERATE value, varied by
+// Catch's --rng-seed.
+inline std::uint64_t case_seed(std::uint64_t stream) { return stream * 0x9e3779b97f4a7c15ULL + Catch::rngSeed(); }
+
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

@@ -37,21 +37,6 @@ std::vector<int> random_labels(std::size_t n, const std::vector<double>& shares,
   return labels;
 }
 
-// The rows of `ds` with class 0 first, then class 1 (each in file order).
-Dataset sorted_by_label(const Dataset& ds) {
-  Dataset out;
-  out.classes = ds.classes;
-  out.source = ds.source;
-  for (int label = 0; label < 2; ++label) {
-    for (std::size_t i = 0; i < ds.size(); ++i) {
-      const RowView x = ds.row(i);
-      if (x.label != label) continue;
-      out.append_row(std::span<const std::uint32_t>(x.indices, x.nnz), std::span<const float>(x.values, x.nnz), label);
-    }
-  }
-  out.dimension = ds.dimension;
-  return out;
-}
 
 // Large enough for blocks: 220k rows of about 9 of 30 features (17 MB of rows).
 const Dataset& large() {
@@ -173,7 +158,7 @@ TEST_CASE("visit order: on large shuffled data blocks reach the uniform permutat
 
   // The same rows sorted by label fail the class-order test: the uniform
   // permutation, bit for bit, and the same optimum.
-  const Dataset sorted = sorted_by_label(ds);
+  const Dataset sorted = fixtures::sorted_by_label(ds);
   CHECK_FALSE(block_order_pays(sorted));
   const TrainResult on_sorted = train_sdca(sorted, Hinge(1), sdca_settings(Sampling::kPermutation));
   CHECK(bits(on_sorted.weights) == bits(train_sdca(sorted, Hinge(1), sdca_settings(Sampling::kShuffle)).weights));

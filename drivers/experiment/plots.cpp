@@ -55,7 +55,7 @@ std::string gp_string(const std::string& s) {
   return q + "\"";
 }
 
-std::string fmt(double v) {
+std::string num(double v) {
   if (std::isnan(v)) return "NaN";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.10g", v);
@@ -89,8 +89,8 @@ void trace_plots(const std::vector<json>& runs, PlotSet& out) {
       const bool has = t.contains("test_error");
       errors += has;
       any_error = any_error || errors >= 2;
-      dat += number_text(t["epoch"]) + " " + number_text(t["iterations"]) + " " + fmt(t["objective"].get<double>()) +
-             " " + (has ? fmt(t["test_error"].get<double>()) : std::string("NaN")) + "\n";
+      dat += number_text(t["epoch"]) + " " + number_text(t["iterations"]) + " " + num(t["objective"].get<double>()) +
+             " " + (has ? num(t["test_error"].get<double>()) : std::string("NaN")) + "\n";
     }
     dat += "\n\n";
   }
@@ -173,9 +173,9 @@ std::string sweep_data(const SweepAxis& axis, const std::vector<std::string>& me
     for (const json* s : sweep.lines.at(label)) {
       const json& v = (*s)["params"][key];
       const std::size_t pos = static_cast<std::size_t>(std::find(values.begin(), values.end(), v) - values.begin());
-      dat += numeric ? fmt(v.get<double>()) : std::to_string(pos);
+      dat += numeric ? num(v.get<double>()) : std::to_string(pos);
       for (const auto& m : metrics)
-        dat += " " + fmt(metric_of((*s)["mean"], m)) + " " + fmt(metric_of((*s)["std"], m));
+        dat += " " + num(metric_of((*s)["mean"], m)) + " " + num(metric_of((*s)["std"], m));
       dat += " " + gp_string(value_text(v)) + "\n";
     }
     dat += "\n\n";
@@ -281,7 +281,7 @@ void curve_plots(const std::vector<double>& scores, const std::vector<int>& labe
   std::string roc = "# false_positive_rate true_positive_rate(recall) precision\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (i % stride != 0 && i + 1 != points.size()) continue;
-    roc += fmt(points[i][0]) + " " + fmt(points[i][1]) + " " + fmt(points[i][2]) + "\n";
+    roc += num(points[i][0]) + " " + num(points[i][1]) + " " + num(points[i][2]) + "\n";
   }
   // The model's own decisions (score > 0): its operating point on both curves.
   std::size_t tp0 = 0, fp0 = 0;
@@ -290,8 +290,8 @@ void curve_plots(const std::vector<double>& scores, const std::vector<int>& labe
   }
   const double op_fpr = static_cast<double>(fp0) / N, op_tpr = static_cast<double>(tp0) / P;
   const double op_precision = tp0 + fp0 ? static_cast<double>(tp0) / (tp0 + fp0) : 1.0;
-  roc += "\n\n# operating point (score > 0): false_positive_rate true_positive_rate precision\n" + fmt(op_fpr) + " " +
-         fmt(op_tpr) + " " + fmt(op_precision) + "\n";
+  roc += "\n\n# operating point (score > 0): false_positive_rate true_positive_rate precision\n" + num(op_fpr) + " " +
+         num(op_tpr) + " " + num(op_precision) + "\n";
   out.files.emplace_back("curves.dat", roc);
   char op_title[160];
   std::snprintf(op_title, sizeof op_title, "score > 0: FPR %.3g, recall %.3g, precision %.3g", op_fpr, op_tpr,
@@ -337,7 +337,7 @@ void confusion_plot(const Metrics& m, const std::vector<std::string>& classes, P
     for (std::size_t v : m.confusion[i]) row += v;
     for (std::size_t j = 0; j < K; ++j) {
       dat += std::to_string(j) + " " + std::to_string(i) + " " +
-             fmt(row ? static_cast<double>(m.confusion[i][j]) / static_cast<double>(row) : 0.0) + " " +
+             num(row ? static_cast<double>(m.confusion[i][j]) / static_cast<double>(row) : 0.0) + " " +
              std::to_string(m.confusion[i][j]) + "\n";
     }
     dat += "\n";

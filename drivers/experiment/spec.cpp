@@ -30,7 +30,7 @@ void reject_unknown(const json& object, const std::vector<std::string>& allowed,
   }
 }
 
-std::int64_t integer(const json& j, const std::string& origin, const std::string& key, std::int64_t lo,
+std::int64_t bounded(const json& j, const std::string& origin, const std::string& key, std::int64_t lo,
                      std::int64_t hi) {
   if (!j.is_number() || !std::isfinite(j.get<double>()) || j.get<double>() != std::floor(j.get<double>())) {
     fail(origin, key, "expected an integer, found " + j.dump());
@@ -227,14 +227,14 @@ bool parse_data(const json& j, const std::string& origin, std::uint64_t base_see
     if (!(e.data.holdout > 0 && e.data.holdout < 1))
       fail(origin, "data/holdout", "must be between 0 and 1 (exclusive)");
   }
-  if (d.contains("folds")) e.data.folds = static_cast<int>(integer(d["folds"], origin, "data/folds", 2, 1000));
+  if (d.contains("folds")) e.data.folds = static_cast<int>(bounded(d["folds"], origin, "data/folds", 2, 1000));
   if (d.contains("stratified")) {
     if (!d["stratified"].is_boolean()) fail(origin, "data/stratified", "expected true or false");
     e.data.stratified = d["stratified"].get<bool>();
   }
   e.data.seed = base_seed;
   if (d.contains("seed"))
-    e.data.seed = static_cast<std::uint64_t>(integer(d["seed"], origin, "data/seed", 0, std::int64_t{1} << 53));
+    e.data.seed = static_cast<std::uint64_t>(bounded(d["seed"], origin, "data/seed", 0, std::int64_t{1} << 53));
   const bool has_test = !e.data.test.empty() || e.data.holdout > 0;
   if (!has_test && e.data.folds == 0) {
     fail(origin, "data", "nothing to evaluate on: give \"test\", \"holdout\" or \"folds\"");
@@ -243,7 +243,7 @@ bool parse_data(const json& j, const std::string& origin, std::uint64_t base_see
 }
 
 // "grid" and "zip": the swept settings and one validated config per point.
-void parse_grid(const json& j, const std::string& origin, Experiment& e) {
+void read_grid(const json& j, const std::string& origin, Experiment& e) {
   if (j.contains("grid")) e.grid = j["grid"];
   if (j.contains("zip")) e.zip = j["zip"];
   if (!e.grid.is_object()) fail(origin, "grid", "expected an object {setting: [values, ...]}");
@@ -281,13 +281,13 @@ void parse_grid(const json& j, const std::string& origin, Experiment& e) {
 
 // "repeats" and the trace settings (after the grid: trace_iterations sets every point's solver).
 void parse_repeats_and_traces(const json& j, const std::string& origin, Experiment& e) {
-  if (j.contains("repeats")) e.repeats = static_cast<int>(integer(j["repeats"], origin, "repeats", 1, 100000));
+  if (j.contains("repeats")) e.repeats = static_cast<int>(bounded(j["repeats"], origin, "repeats", 1, 100000));
   if (j.contains("trace_every"))
-    e.trace_every = static_cast<int>(integer(j["trace_every"], origin, "trace_every", 0, 1000000));
+    e.trace_every = static_cast<int>(bounded(j["trace_every"], origin, "trace_every", 0, 1000000));
   if (j.contains("trace_iterations")) {
     if (j.contains("trace_every")) fail(origin, "trace_iterations", "give trace_every (epochs) or trace_iterations, not both");
     e.trace_iterations =
-        static_cast<std::uint64_t>(integer(j["trace_iterations"], origin, "trace_iterations", 1, std::int64_t{1} << 50));
+        static_cast<std::uint64_t>(bounded(j["trace_iterations"], origin, "trace_iterations", 1, std::int64_t{1} << 50));
     e.trace_every = 1;  // traces on; the engine places the points every trace_iterations steps
     // Points every N steps are a Pegasos notion: auto picks Pegasos, sdca is refused.
     for (GridPoint& g : e.points) {
@@ -350,7 +350,7 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   parse_name(j, file, origin, e);
   const TrainConfig base = parse_base_config(j, origin, e);
   const bool has_test = parse_data(j, origin, base.engine.seed, e);
-  parse_grid(j, origin, e);
+  read_grid(j, origin, e);
   parse_repeats_and_traces(j, origin, e);
   parse_reporting(j, origin, has_test, e);
 
