@@ -86,6 +86,33 @@ Dataset AnyModel::read(const std::string& path, bool require_labels) const {
   return load_data_for_model(json_object_of(kernel->data), nullptr, path, require_labels, source);
 }
 
+std::uint32_t AnyModel::input_dimension() const {
+  if (linear && !linear->features.empty()) return 0;
+  if (linear && linear->feature_map) return linear->feature_map->input_dimension;
+  return header().dimension;
+}
+
+void FeaturesBeyond::count(const Dataset& data, std::uint32_t input_dimension) {
+  total += data.size();
+  if (input_dimension == 0) return;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const RowView x = data.row(i);
+    std::uint32_t last = 0;
+    for (std::uint32_t e = 0; e < x.nnz; ++e) last = std::max(last, x.indices[e] + 1);
+    if (last > input_dimension) {
+      ++rows;
+      largest = std::max(largest, last);
+    }
+  }
+}
+
+std::string FeaturesBeyond::note(const std::string& name, std::uint32_t input_dimension) const {
+  if (rows == 0) return "";
+  return "note: " + name + ": " + std::to_string(rows) + " of " + std::to_string(total) +
+         " rows have features beyond the model's " + std::to_string(input_dimension) + " (the largest index is " +
+         std::to_string(largest) + "), which it has no weights for and ignores (features unseen in training)\n";
+}
+
 std::optional<Dataset> AnyModel::map_features(const Dataset& data) const {
   if (kernel || !linear->feature_map) return std::nullopt;
   return linear->feature_map->map(data);

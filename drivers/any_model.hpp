@@ -74,6 +74,10 @@ struct AnyModel {
   double objective(const Dataset& data, const std::optional<Dataset>& mapped) const;
   std::string to_json() const;
   void save(const std::string& path) const;  // atomic
+  // The features the model reads of a numeric row: a feature at or beyond
+  // this index (0-based) is ignored, as LIBLINEAR ignores it. 0 for a raw-text
+  // model (its featurizer makes the rows).
+  std::uint32_t input_dimension() const;
 
  private:
   // The text of linear->features and its JSON (features()).
@@ -98,6 +102,16 @@ struct MapSeconds {
 std::shared_ptr<const FeatureMap> approximate_kernel(const TrainConfig& config, Dataset& data, MapSeconds* seconds = nullptr);
 // The trained model (its weights in the map's space) made to map its input.
 void attach_feature_map(AnyModel& model, std::shared_ptr<const FeatureMap> map);
+
+// Rows that have a feature the model ignores (AnyModel::input_dimension), and
+// the largest 1-based index seen, summed over the batches of one input.
+struct FeaturesBeyond {
+  std::size_t rows = 0, total = 0;
+  std::uint32_t largest = 0;
+  void count(const Dataset& data, std::uint32_t input_dimension);
+  // "" when no row had one, else a note for standard error naming the input.
+  std::string note(const std::string& name, std::uint32_t input_dimension) const;
+};
 
 // Train the configured objective (any, including kernel_hinge) on `train`,
 // whose labels prepare_labels() has put in order; `features` is the fitted

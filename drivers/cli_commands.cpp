@@ -102,7 +102,7 @@ CLI::App* add_predict_command(CLI::App& app, Commands& c, bool options) {
       "DATA may be - (standard input) or a named pipe; it is read in batches and predictions are written as it is\n"
       "read, so the input may be larger than memory. A raw-text model also predicts a folder of documents (one\n"
       "file each) or one document (a file not named .jsonl/.tsv/.txt). Feature indices beyond the model's\n"
-      "dimension are ignored.");
+      "dimension are ignored, and the rows that have them are counted in a note on standard error.");
   return predict;
 }
 

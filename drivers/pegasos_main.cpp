@@ -296,6 +296,8 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
   }
   Dataset data = model.read(data_path, true);
   remap_to_model_classes(data, model.classes(), data_path);
+  FeaturesBeyond beyond;
+  beyond.count(data, model.input_dimension());
   const std::optional<Dataset> mapped = model.map_features(data);  // once, for the scores and the objective
   const std::vector<double> scores = model.scores(data, mapped);
   const std::size_t K = static_cast<std::size_t>(model.outputs());
@@ -344,6 +346,11 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
                         {"stopped_by", model.training().value("stopped_by", "")},
                         {"relative_gap", model.training().value("relative_gap", nlohmann::json())}};
   if (!problem.empty() && !model.kernel) text += "\nwarning: this model did not converge in training: " + problem + "\n";
+  if (beyond.rows > 0) {
+    text += "\n" + beyond.note(data_path, model.input_dimension());
+    report["rows_with_ignored_features"] = beyond.rows;
+    report["largest_feature_index"] = beyond.largest;
+  }
   OutputFile out("-");
   out.write(text);
   out.commit();

@@ -78,14 +78,17 @@ class Predictor {
     }
     out_.write(text);
     rows_ += data.size();
+    beyond_.count(data, model_.input_dimension());
   }
   std::size_t rows() const { return rows_; }
+  const FeaturesBeyond& beyond() const { return beyond_; }
 
  private:
   const AnyModel& model_;
   OutputFile& out_;
   bool ids_, proba_;
   std::size_t rows_ = 0;
+  FeaturesBeyond beyond_;
 };
 
 // State of a line-format input read in batches.
@@ -191,10 +194,12 @@ void run_predict(const std::string& model_path, const std::string& data_path, co
   }
   OutputFile out(opt.output);
   Predictor predictor(model, out, ids, opt.proba);
+  std::string input_name = data_path;
   if (documents) {
     predictor.write(*documents, doc_ids);
   } else {
     InputStream in(data_path);
+    input_name = in.name();
     predict_lines(in, data_path, reader, opt, out, predictor);
     if (predictor.rows() == 0) {
       throw InputError(in.name() + (reader.text_model() ? ": no documents (the file is empty or has only blank lines)"
@@ -202,6 +207,7 @@ void run_predict(const std::string& model_path, const std::string& data_path, co
     }
   }
   out.commit();
+  std::fputs(predictor.beyond().note(input_name, model.input_dimension()).c_str(), stderr);
 }
 
 }  // namespace pegasos

@@ -255,6 +255,44 @@ TEST_CASE("predict and eval check a CSV file's columns against the CSV model's",
   CHECK(e.err.find("no label column") != std::string::npos);
 }
 
+TEST_CASE("predict and eval name the rows with features the model has no weights for, and ignore those features",
+          "[cli][habits]") {
+  TempDir dir("habits");
+  // Trained on features 1..3; the test file adds 4 and 9 to some rows.
+  std::string train, wide, narrow;
+  int widened = 0;
+  for (int i = 0; i < 40; ++i) {
+    const int a = i % 5 - 2, b = (i * 3) % 7 - 3;
+    const std::string y = a - b > 0 ? "1" : "-1";
+    const std::string row = y + " 1:" + std::to_string(a) + " 2:" + std::to_string(b) + " 3:1";
+    train += row + "\n";
+    narrow += row + "\n";
+    const bool extra = i % 3 == 0;
+    widened += extra ? 1 : 0;
+    wide += row + (extra ? (i % 2 ? " 4:2.5" : " 4:1 9:-3") : "") + "\n";
+  }
+  testutil::write_text(dir.file("train.svm"), train);
+  testutil::write_text(dir.file("wide.svm"), wide);
+  testutil::write_text(dir.file("narrow.svm"), narrow);
+  REQUIRE(pegasos_run(dir, "train --quiet " + q(dir.file("train.svm")) + " " + q(dir.file("m.json"))).code == 0);
+  const Run plain = pegasos_run(dir, "predict " + q(dir.file("m.json")) + " " + q(dir.file("narrow.svm")));
+  const Run extra = pegasos_run(dir, "predict " + q(dir.file("m.json")) + " " + q(dir.file("wide.svm")));
+  INFO(extra.err);
+  REQUIRE(plain.code == 0);
+  REQUIRE(extra.code == 0);
+  CHECK(extra.out == plain.out);  // the extra features change no score
+  CHECK(plain.err.find("beyond the model") == std::string::npos);
+  const std::string counted = std::to_string(widened) + " of 40 rows have features beyond the model's 3";
+  CHECK(extra.err.find("wide.svm: " + counted + " (the largest index is 9)") != std::string::npos);
+  const Run e = pegasos_run(dir, "eval --json " + q(dir.file("e.json")) + " " + q(dir.file("m.json")) + " " +
+                                     q(dir.file("wide.svm")));
+  REQUIRE(e.code == 0);
+  CHECK(e.out.find(counted) != std::string::npos);
+  const nlohmann::json report = nlohmann::json::parse(testutil::read_text(dir.file("e.json")));
+  CHECK(report.at("rows_with_ignored_features") == widened);
+  CHECK(report.at("largest_feature_index") == 9);
+}
+
 TEST_CASE("messages name the row, the model file and the flag, out-of-range values and huge indices are exit 2",
           "[cli][habits]") {
   TempDir dir("habits");
