@@ -609,7 +609,12 @@ def _label_array(labels):
     (how `pegasos` spells numeric labels: 1, -1, 7) as int64, other plain decimal numbers
     (0.5, 1e-3) as float64, when every label is one and no two are equal as numbers;
     anything else (text, integers longer than 15 digits, kept as text) as str. So a model
-    of LIBSVM data predicts numbers, comparable with the y that load_svmlight_file reads."""
+    of LIBSVM data predicts numbers, comparable with the y that load_svmlight_file reads.
+    Labels that are all "False" or "True" (how a bool y is written, str(True); also pandas'
+    spelling of a bool column in CSV) come back as bool, so a model fitted on a bool y
+    predicts bools after save / load as before."""
+    if labels and set(labels) <= {"False", "True"}:
+        return np.array([t == "True" for t in labels], dtype=bool)
     integer = re.compile(r"-?(0|[1-9][0-9]{0,14})")
     number = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
     if labels and all(integer.fullmatch(t) for t in labels):
@@ -645,9 +650,9 @@ def load(path):
     featurizer inside): a fitted Pipeline(TextVectorizer, PegasosClassifier) whose
     predict / decision_function take raw documents (str) and give what `pegasos predict`
     gives; its steps are the featurizer (parameters: the model's `features` options) and
-    the classifier on the featurizer's rows. classes_ are the file's labels: numbers where
-    every label is one (int64 for integers of at most 15 digits, else float64), else text
-    (str)."""
+    the classifier on the featurizer's rows. classes_ are the file's labels: bool where they
+    are False / True, numbers where every label is one (int64 for integers of at most 15
+    digits, else float64), else text (str)."""
     model = _pegasos.Model.load(os.fspath(path))
     if model.kernel:
         raise ValueError("%s: a kernel model; the Python package handles linear models only" % path)

@@ -125,7 +125,7 @@ def test_save_and_load(tmp_path):
 
 @pytest.mark.parametrize("labels,dtype", [
     (np.array(["0.5", "2.25"]), np.float64), (np.array(["ham", "spam"]), np.str_), (np.array([3, 10]), np.int64),
-    (np.array(["1.5", "abc"]), np.str_)])
+    (np.array(["1.5", "abc"]), np.str_), (np.array([False, True]), np.bool_)])
 def test_loaded_classes_are_numbers_where_every_label_is_one(tmp_path, labels, dtype):
     X, y = make_binary_data()
     target = labels[(y > 0).astype(int)]
