@@ -205,7 +205,8 @@ CLI::App* add_train_command(CLI::App& app, Commands& c, bool options) {
       ->allow_extra_args(false);
   train->add_flag("--quiet,-q", c.quiet, "no progress or summary on stderr (warnings still)");
   train->add_flag("--strict", c.strict,
-                  "exit 3 without writing the model unless training converged (a duality gap within tolerance)");
+                  "exit 3 without writing the model unless training converged (a duality gap within tolerance; a "
+                  "budget kernel model: its refit's, on the support vectors' span)");
   add_input_options(*train, c.inputs);
   train->add_option("data", c.data_path,
                     "training data: LIBSVM/SVMlight, CSV, raw text (JSONL, TSV, a folder per class), optionally .gz; "

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/random.hpp"
+#include "tests/fixtures.hpp"
 #include "tests/test_util.hpp"
 
 namespace {
@@ -277,6 +278,25 @@ TEST_CASE("cli: predict ignores features beyond the training dimension and accep
   CHECK(lines[3] == lines[5]);
   CHECK(split_prediction(lines[0]).first == "ham");
   CHECK(split_prediction(lines[3]).first == "spam");
+}
+
+TEST_CASE("cli: --strict takes a budget kernel model whose refit is certified, and refuses one without a refit",
+          "[cli][certificate][kernel]") {
+  TempDir dir("strict-budget");
+  const std::string data = dir.file("train.svm");
+  write_text(data, fixtures::libsvm_text(fixtures::gaussian(160, 5, 3)));
+  const std::string budget = "--set objective=kernel_hinge --set max_support_vectors=20 --set lambda=0.01 " + q(data);
+  const Run ok = pegasos_run(dir, "train -q --strict " + budget + " " + q(dir.file("m.json")));
+  INFO(ok.err);
+  REQUIRE(ok.code == 0);
+  const json training = json::parse(read_text(dir.file("m.json")))["training"];
+  CHECK(training["converged"] == false);  // the full kernel problem is not certified
+  CHECK(training["budget_refit"]["converged"] == true);
+  CHECK(training["budget_refit"]["relative_gap"].get<double>() <= 1e-3);
+  const Run no_refit = pegasos_run(dir, "train -q --strict --set budget_refit=false " + budget + " " + q(dir.file("n.json")));
+  CHECK(no_refit.code == 3);
+  CHECK_THAT(no_refit.err, Contains("--strict") && Contains("no model written"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("n.json")));
 }
 
 TEST_CASE("cli: a run that ends at its cap warns with its gap, stores it, and --strict refuses it", "[cli][certificate]") {
