@@ -76,11 +76,16 @@ struct Input {
   }
   Dataset numeric(const ReadOptions& r) const { return bytes ? parse_dataset(*bytes, path, r) : read_dataset(path, r); }
   TextCorpus corpus(const TextReadOptions& o) const {
-    return bytes ? parse_text_corpus(*bytes, o.format, path, o) : read_text_corpus(path, o);
+    return noted(bytes ? parse_text_corpus(*bytes, o.format, path, o) : read_text_corpus(path, o));
   }
 };
 
 }  // namespace
+
+TextCorpus noted(TextCorpus corpus) {
+  for (const std::string& note : corpus.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+  return corpus;
+}
 
 bool is_text_input(const std::string& path, DataFormat format) {
   if (is_text_format(format)) return true;

@@ -19,6 +19,10 @@ namespace pegasos {
 // or .jsonl / .ndjson / .json, optionally .gz).
 bool is_text_input(const std::string& path, DataFormat format);
 
+// `corpus` as read, its reader's notes (TextCorpus::notes) printed to
+// standard error as "note: ..." lines.
+TextCorpus noted(TextCorpus corpus);
+
 struct TrainingData {
   Dataset data;
   nlohmann::json features;  // the fitted featurizer (TextFeaturizer::to_json), null for numeric data

@@ -209,7 +209,7 @@ Dataset ModelReader::parse(std::string_view bytes, InputKind kind, const std::st
 Dataset ModelReader::read_documents(const std::string& path, InputKind kind, std::vector<std::string>* ids) const {
   TextReadOptions o = model_text_read_options(data_, false);
   o.format = kind == InputKind::kDirectory ? TextFormat::kDirectory : TextFormat::kDocument;
-  const TextCorpus corpus = read_text_corpus(path, o);
+  const TextCorpus corpus = noted(read_text_corpus(path, o));
   Dataset ds = featurize_corpus(*featurizer_, corpus);
   if (model_normalizes_rows(data_)) ds.normalize_rows();
   if (ids) *ids = corpus.ids;

@@ -654,6 +654,19 @@ TEST_CASE("read_text_corpus: format by name, gzip, one folder per class", "[text
   c = pegasos::read_text_corpus(root, {});
   CHECK(c.labels == Strings{"ham", "ham", "spam"});
   CHECK(c.texts == Strings{"first", "second", "win"});
+  // What was skipped is said: the loose file (hidden ones are not news).
+  REQUIRE(c.notes.size() == 1);
+  CHECK_THAT(c.notes[0], Contains("1 file at the top level, outside the class folders, skipped (README)"));
+  fs::create_directories(root + "/phish");
+  c = pegasos::read_text_corpus(root, {});
+  REQUIRE(c.notes.size() == 2);
+  CHECK(c.notes[0] == root + "/phish: an empty class folder (no documents): class 'phish' is not in the data");
+  fs::remove(root + "/phish");
+  write_text(dir.file("flat/a.txt"), "one");
+  write_text(dir.file("flat/b.txt"), "two");
+  pegasos::TextReadOptions flat;
+  flat.require_labels = false;
+  CHECK(pegasos::read_text_corpus(dir.file("flat"), flat).notes.empty());  // a flat folder: every file is read
   fs::create_directories(dir.file("empty/ham"));
   CHECK_THROWS_WITH(pegasos::read_text_corpus(dir.file("empty"), {}), Contains("no documents"));
 
@@ -669,7 +682,7 @@ TEST_CASE("read_text_corpus: format by name, gzip, one folder per class", "[text
 
 TEST_CASE("make_text_dataset sets classes and labels like the LIBSVM reader", "[text]") {
   TextFeaturizer f(raw_counts());
-  const TextCorpus c{{"spam", "ham", "spam", ""}, {"buy now", "meeting", "win", "unlabeled"}, "c.jsonl", {}};
+  const TextCorpus c{{"spam", "ham", "spam", ""}, {"buy now", "meeting", "win", "unlabeled"}, "c.jsonl", {}, {}};
   const pegasos::Dataset ds = pegasos::featurize_corpus(f, c);
   CHECK(ds.classes == Strings{"ham", "spam"});
   CHECK(ds.labels == std::vector<int>{1, 0, 1, -1});

@@ -213,13 +213,20 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
   namespace fs = std::filesystem;
   auto hidden = [](const fs::path& p) { return p.filename().string().starts_with("."); };
   std::vector<fs::path> folders;
+  std::vector<std::string> loose;  // regular files at the top level
   std::error_code ec;
   fs::directory_iterator top(path, ec);
   if (ec) throw InputError(path + ": cannot list directory: " + ec.message());
   for (const auto& e : top) {
-    if (!hidden(e.path()) && e.is_directory(ec)) folders.push_back(e.path());
+    if (hidden(e.path())) continue;
+    if (e.is_directory(ec)) {
+      folders.push_back(e.path());
+    } else if (e.is_regular_file(ec)) {
+      loose.push_back(e.path().filename().string());
+    }
   }
   std::sort(folders.begin(), folders.end());
+  std::sort(loose.begin(), loose.end());
   std::vector<fs::path> files;
   TextCorpus corpus;
   corpus.source = path;
@@ -243,13 +250,23 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
       }
     }
     std::sort(inside.begin(), inside.end());
+    if (inside.empty()) {
+      corpus.notes.push_back(folder.string() + ": an empty class folder (no documents): class '" + label +
+                             "' is not in the data");
+    }
     for (auto& f : inside) {
       corpus.ids.push_back(folder.filename().string() + "/" + f.filename().string());
       files.push_back(std::move(f));
       corpus.labels.push_back(label);
     }
   }
+  if (!files.empty() && !loose.empty()) {
+    corpus.notes.push_back(path + ": " + std::to_string(loose.size()) + (loose.size() == 1 ? " file" : " files") +
+                           " at the top level, outside the class folders, skipped (" + loose.front() +
+                           (loose.size() > 1 ? ", ..." : "") + ")");
+  }
   if (files.empty() && !options.require_labels) {  // a flat folder of unlabelled documents
+    corpus.notes.clear();  // the class folders were empty: this is a flat folder
     for (const auto& e : fs::directory_iterator(path, ec)) {
       if (!hidden(e.path()) && e.is_regular_file(ec)) files.push_back(e.path());
     }

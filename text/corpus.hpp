@@ -38,13 +38,18 @@ struct TextCorpus {
   // the path (one document), the id field's value (JSONL with id_field);
   // else empty.
   std::vector<std::string> ids;
+  // What the reader skipped that a user may not expect, one line each (a
+  // folder of class folders: files at its top level, empty class folders);
+  // the callers print them to standard error.
+  std::vector<std::string> notes;
   std::size_t size() const { return texts.size(); }
 };
 
 // Format by name: a directory -> one sub-folder per class (each regular file
 // directly inside a sub-folder is one document, label = folder name; files
 // and folders are taken in sorted order; names starting with '.' and files at
-// the top level are skipped; without labels required, a flat folder of files
+// the top level are skipped (top-level files and empty class folders with a
+// line in TextCorpus::notes); without labels required, a flat folder of files
 // is one unlabelled document per file); otherwise, after removing ".gz",
 // ".jsonl", ".ndjson" or ".json" -> JSONL, ".tsv" or ".txt" -> TSV, and any
 // other file name, when labels are not required, one document. "-" is
