@@ -23,7 +23,7 @@ using config_keys_detail::uses_class_weights;
 
 using nlohmann::json;
 
-[[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
+[[noreturn]] void refuse(const std::string& origin, const std::string& key, const std::string& what) {
   throw ConfigError(origin + ": " + key + ": " + what);
 }
 
@@ -32,20 +32,20 @@ using nlohmann::json;
 std::string shown(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 double config_number(const json& j, const std::string& origin, const std::string& key) {
-  if (!j.is_number()) fail(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + shown(j));
+  if (!j.is_number()) refuse(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + shown(j));
   const double v = j.get<double>();
-  if (!std::isfinite(v)) fail(origin, key, "must be finite");
+  if (!std::isfinite(v)) refuse(origin, key, "must be finite");
   return v;
 }
 
 std::int64_t config_integer(const json& j, const std::string& origin, const std::string& key) {
   const double v = config_number(j, origin, key);
-  if (v != std::floor(v) || std::abs(v) > 9.0e15) fail(origin, key, "expected an integer, found " + shown(j));
+  if (v != std::floor(v) || std::abs(v) > 9.0e15) refuse(origin, key, "expected an integer, found " + shown(j));
   return static_cast<std::int64_t>(v);
 }
 
 bool boolean(const json& j, const std::string& origin, const std::string& key) {
-  if (!j.is_boolean()) fail(origin, key, "expected true or false, found " + shown(j));
+  if (!j.is_boolean()) refuse(origin, key, "expected true or false, found " + shown(j));
   return j.get<bool>();
 }
 
@@ -53,10 +53,10 @@ std::string choice(const json& j, const std::string& origin, const std::string& 
                    const std::vector<std::string>& allowed) {
   std::string all;
   for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
-  if (!j.is_string()) fail(origin, key, "expected one of " + all + ", found " + shown(j));
+  if (!j.is_string()) refuse(origin, key, "expected one of " + all + ", found " + shown(j));
   const std::string v = j.get<std::string>();
   if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-    fail(origin, key, "'" + v + "' is not one of " + all);
+    refuse(origin, key, "'" + v + "' is not one of " + all);
   }
   return v;
 }
@@ -124,7 +124,7 @@ void reject_unknown_keys(const json& merged, const std::string& origin) {
                                    [&](const ConfigKey& k) { return k.name == key; });
     if (!known) {
       const std::string near = closest_key(key);
-      fail(origin, key, "unknown setting" + (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
+      refuse(origin, key, "unknown setting" + (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
                             "; `pegasos train --help` lists them");
     }
   }
@@ -153,45 +153,45 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
   } else {
     for (const char* key : config_keys_detail::kKernelOnlyKeys) {
       if (merged.contains(key)) {
-        fail(origin, key, "only used by objective " + objective_names(is_kernel) + " (objective is '" + name + "')");
+        refuse(origin, key, "only used by objective " + objective_names(is_kernel) + " (objective is '" + name + "')");
       }
     }
   }
   const json& cw = all["class_weight"];
   if (!cw.is_null()) {
     if (c.objective.class_weights == ClassWeights::kUnused) {
-      fail(origin, "class_weight",
+      refuse(origin, "class_weight",
            "only used by objective " + objective_names(uses_class_weights) + " (objective is '" + name + "')");
     }
     if (cw.is_string()) {
-      if (cw != "balanced") fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}");
+      if (cw != "balanced") refuse(origin, "class_weight", "expected \"balanced\" or an object {label: cost}");
       c.class_weight = BalancedClassWeights{};
     } else if (cw.is_object()) {
-      if (cw.empty()) fail(origin, "class_weight", "the object names no class");
+      if (cw.empty()) refuse(origin, "class_weight", "the object names no class");
       ClassCosts costs;
       for (const auto& [label, cost] : cw.items()) {
         const double v = config_number(cost, origin, "class_weight/" + label);
-        if (!(v > 0)) fail(origin, "class_weight/" + label, "a cost must be > 0");
+        if (!(v > 0)) refuse(origin, "class_weight/" + label, "a cost must be > 0");
         costs[label] = v;
       }
       c.class_weight = std::move(costs);
     } else {
-      fail(origin, "class_weight", "expected \"balanced\" or an object {label: cost}, found " + shown(cw));
+      refuse(origin, "class_weight", "expected \"balanced\" or an object {label: cost}, found " + shown(cw));
     }
   } else if (c.objective.class_weights == ClassWeights::kRequired) {
-    fail(origin, "class_weight", "objective " + name + " needs class_weight (\"balanced\" or {label: cost})");
+    refuse(origin, "class_weight", "objective " + name + " needs class_weight (\"balanced\" or {label: cost})");
   }
 }
 
 void read_source_model(json& all, const std::string& origin, TrainConfig& c) {
-  if (!all["source_model"].is_string()) fail(origin, "source_model", "expected a file name");
+  if (!all["source_model"].is_string()) refuse(origin, "source_model", "expected a file name");
   c.source_model = all["source_model"].get<std::string>();
   const std::string name(c.objective.name);
   if (c.objective.needs_source_model && c.source_model.empty()) {
-    fail(origin, "source_model", "objective " + name + " needs source_model (a model written by pegasos train)");
+    refuse(origin, "source_model", "objective " + name + " needs source_model (a model written by pegasos train)");
   }
   if (!c.objective.needs_source_model && !c.source_model.empty()) {
-    fail(origin, "source_model", "only used by objective " + objective_names(needs_source) + " (objective is '" + name + "')");
+    refuse(origin, "source_model", "only used by objective " + objective_names(needs_source) + " (objective is '" + name + "')");
   }
 }
 
@@ -204,11 +204,11 @@ void read_kernel_approximation(json& all, const std::string& origin, TrainConfig
   }
   const std::string name(c.objective.name);
   if (c.objective.kernel) {
-    fail(origin, "kernel_approximation", "approximates the RBF kernel for the linear objectives; objective " + name +
+    refuse(origin, "kernel_approximation", "approximates the RBF kernel for the linear objectives; objective " + name +
                                              " trains the exact kernel (use kernel, or a linear objective)");
   }
   if (c.objective.needs_source_model) {
-    fail(origin, "kernel_approximation", "not with objective " + name + " (the source model's weights are in its own feature space)");
+    refuse(origin, "kernel_approximation", "not with objective " + name + " (the source model's weights are in its own feature space)");
   }
   c.kernel_approximation = feature_map_settings_from_json(all["kernel_approximation"], origin);
 }
@@ -216,10 +216,10 @@ void read_kernel_approximation(json& all, const std::string& origin, TrainConfig
 // init_model: a linear model to continue from (checked against the data
 // later, registry.cpp); echoed in `resolved` only when given.
 void read_init_model(json& all, const std::string& origin, TrainConfig& c) {
-  if (!all["init_model"].is_string()) fail(origin, "init_model", "expected a file name");
+  if (!all["init_model"].is_string()) refuse(origin, "init_model", "expected a file name");
   c.init_model = all["init_model"].get<std::string>();
   if (!c.init_model.empty() && c.objective.kernel) {
-    fail(origin, "init_model",
+    refuse(origin, "init_model",
          "warm start is for the linear objectives; " + std::string(c.objective.name) + " models are not supported");
   }
 }
@@ -227,10 +227,10 @@ void read_init_model(json& all, const std::string& origin, TrainConfig& c) {
 // weights_file: per-example weights, read with the data (drivers/data.cpp);
 // never echoed in the model (the training block notes a weighted run).
 void load_weights_file(json& all, const std::string& origin, TrainConfig& c) {
-  if (!all["weights_file"].is_string()) fail(origin, "weights_file", "expected a file name");
+  if (!all["weights_file"].is_string()) refuse(origin, "weights_file", "expected a file name");
   c.weights_file = all["weights_file"].get<std::string>();
   if (!c.weights_file.empty() && c.objective.kernel) {
-    fail(origin, "weights_file",
+    refuse(origin, "weights_file",
          "per-example weights are for the linear objectives; " + std::string(c.objective.name) + " does not support them");
   }
   all.erase("weights_file");
@@ -240,24 +240,24 @@ void load_weights_file(json& all, const std::string& origin, TrainConfig& c) {
 // output iterate, averaging, sampling) and the bias.
 void read_steps(json& all, const std::string& origin, EngineSettings& e) {
   e.lambda = config_number(all["lambda"], origin, "lambda");
-  if (!(e.lambda > 0)) fail(origin, "lambda", "must be > 0");
+  if (!(e.lambda > 0)) refuse(origin, "lambda", "must be > 0");
   e.epochs = config_number(all["epochs"], origin, "epochs");
-  if (e.epochs < 0 || e.epochs > 1e6) fail(origin, "epochs", "must be between 0 (automatic) and 1000000");
+  if (e.epochs < 0 || e.epochs > 1e6) refuse(origin, "epochs", "must be between 0 (automatic) and 1000000");
   const std::int64_t iterations = config_integer(all["iterations"], origin, "iterations");
-  if (iterations < 0 || iterations > std::int64_t{1} << 50) fail(origin, "iterations", "must be between 0 and 2^50");
+  if (iterations < 0 || iterations > std::int64_t{1} << 50) refuse(origin, "iterations", "must be between 0 and 2^50");
   e.iterations = static_cast<std::uint64_t>(iterations);
-  if (e.iterations > 0 && e.epochs > 0) fail(origin, "iterations", "set either iterations or epochs, not both");
+  if (e.iterations > 0 && e.epochs > 0) refuse(origin, "iterations", "set either iterations or epochs, not both");
   const std::int64_t batch = config_integer(all["batch_size"], origin, "batch_size");
-  if (batch < 1 || batch > 1000000) fail(origin, "batch_size", "must be between 1 and 1000000");
+  if (batch < 1 || batch > 1000000) refuse(origin, "batch_size", "must be between 1 and 1000000");
   e.batch_size = static_cast<int>(batch);
   e.projection = boolean(all["projection"], origin, "projection");
   const std::string output = choice(all["output"], origin, "output", {"last", "average", "random"});
   e.output = output == "last" ? OutputIterate::kLast : output == "average" ? OutputIterate::kAverage : OutputIterate::kRandom;
   if (e.output == OutputIterate::kRandom && e.iterations == 0 && e.epochs == 0) {
-    fail(origin, "output", "'random' picks an iterate uniformly from 1..T, so it needs iterations or epochs");
+    refuse(origin, "output", "'random' picks an iterate uniformly from 1..T, so it needs iterations or epochs");
   }
   e.average_gamma = config_number(all["average_gamma"], origin, "average_gamma");
-  if (e.average_gamma < 0) fail(origin, "average_gamma", "must be >= 0");
+  if (e.average_gamma < 0) refuse(origin, "average_gamma", "must be >= 0");
   const std::string sampling =
       choice(all["sampling"], origin, "sampling", {"uniform", "permutation", "sequential", "balanced", "shuffle"});
   e.sampling = sampling == "uniform"       ? Sampling::kUniform
@@ -275,11 +275,11 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
   e.solver = solver == "pegasos" ? Solver::kPegasos : solver == "sdca" ? Solver::kSdca : Solver::kAuto;
   if (e.solver == Solver::kSdca) {
     if (!objective.sdca && !objective.kernel) {
-      fail(origin, "solver", "sdca trains the linear objectives; " + std::string(objective.name) + " is " +
+      refuse(origin, "solver", "sdca trains the linear objectives; " + std::string(objective.name) + " is " +
                                  std::string(objective.help) + " (solver pegasos)");
     }
     if (e.bias == BiasMode::kUnregularized && !objective.kernel) {
-      fail(origin, "solver", "sdca needs bias none or feature (the unregularized bias is Pegasos-only)");
+      refuse(origin, "solver", "sdca needs bias none or feature (the unregularized bias is Pegasos-only)");
     }
   }
   // A setting only Pegasos has, given a value other than its default, asks
@@ -289,7 +289,7 @@ void read_solver(json& all, const std::string& origin, const ObjectiveRow& objec
     if (!key.pegasos_only || all[key.name] == key.default_value) continue;
     if (std::string_view(key.name) == "sampling" && all[key.name] == "shuffle") continue;  // both solvers' passes
     if (e.solver == Solver::kAuto) e.solver = Solver::kPegasos;
-    if (e.solver == Solver::kSdca) fail(origin, key.name, "a Pegasos setting; solver is sdca");
+    if (e.solver == Solver::kSdca) refuse(origin, key.name, "a Pegasos setting; solver is sdca");
   }
 }
 
@@ -300,7 +300,7 @@ void read_kernel_solver(json& all, bool bias_given, bool multiclass_given, const
   EngineSettings& e = c.engine;
   for (const char* key : {"projection", "output", "average_gamma", "keep_duals"}) {
     if (all[key] != default_of(key)) {
-      fail(origin, key, "not used by kernel_hinge (kernel Pegasos keeps its last iterate unprojected; kernel SDCA's "
+      refuse(origin, key, "not used by kernel_hinge (kernel Pegasos keeps its last iterate unprojected; kernel SDCA's "
                         "model coefficients are its dual variables)");
     }
   }
@@ -314,24 +314,24 @@ void read_kernel_solver(json& all, bool bias_given, bool multiclass_given, const
   }
   if (!multiclass_given && e.bias == BiasMode::kUnregularized) all["multiclass"] = "ovo";
   if (e.bias == BiasMode::kUnregularized && e.solver == Solver::kPegasos) {
-    fail(origin, "bias", "kernel Pegasos takes feature (the kernel + 1 trick: a regularised intercept) or none; "
+    refuse(origin, "bias", "kernel Pegasos takes feature (the kernel + 1 trick: a regularised intercept) or none; "
                          "unregularized is solver sdca's");
   }
   if (e.bias == BiasMode::kUnregularized && e.epochs > 0) {
-    fail(origin, "bias", "unregularized needs automatic stopping (epochs 0): only kernel SDCA's pair steps keep its "
+    refuse(origin, "bias", "unregularized needs automatic stopping (epochs 0): only kernel SDCA's pair steps keep its "
                          "constraint; with a fixed number of passes use bias feature");
   }
   if (e.solver == Solver::kPegasos) {
     for (const char* key : {"tolerance", "max_epochs"}) {
       if (all[key] != default_of(key)) {
-        fail(origin, key, "kernel Pegasos runs a fixed number of epochs (epochs; 0 = 5); the stopping rule is solver sdca's");
+        refuse(origin, key, "kernel Pegasos runs a fixed number of epochs (epochs; 0 = 5); the stopping rule is solver sdca's");
       }
     }
   }
   c.kernel.intercept = e.bias == BiasMode::kFeature;
   c.kernel.unregularized_intercept = e.bias == BiasMode::kUnregularized;
   c.kernel.one_vs_one = choice(all["multiclass"], origin, "multiclass", {"ova", "ovo"}) == "ovo";
-  if (c.kernel.one_vs_one && e.solver == Solver::kPegasos) fail(origin, "multiclass", "ovo is kernel SDCA's (kernel Pegasos: ova)");
+  if (c.kernel.one_vs_one && e.solver == Solver::kPegasos) refuse(origin, "multiclass", "ovo is kernel SDCA's (kernel Pegasos: ova)");
 }
 
 // What training chooses by cross-validation on its own data: lambda "auto",
@@ -340,22 +340,22 @@ void read_kernel_solver(json& all, bool bias_given, bool multiclass_given, const
 void read_selection(json& all, const std::string& origin, TrainConfig& c) {
   c.lambda_auto = all["lambda"] == "auto";
   if (all["lambda"].is_string() && !c.lambda_auto) {
-    fail(origin, "lambda", "expected a number, found string " + shown(all["lambda"]) + " (or \"auto\": chosen by cross-validation)");
+    refuse(origin, "lambda", "expected a number, found string " + shown(all["lambda"]) + " (or \"auto\": chosen by cross-validation)");
   }
   const std::int64_t folds = config_integer(all["cv_folds"], origin, "cv_folds");
-  if (folds < 2 || folds > 100) fail(origin, "cv_folds", "must be between 2 and 100");
+  if (folds < 2 || folds > 100) refuse(origin, "cv_folds", "must be between 2 and 100");
   c.cv_folds = static_cast<int>(folds);
   c.calibrate = boolean(all["calibrate"], origin, "calibrate");
   for (const char* key : {"max_fpr", "target_recall"}) {
     if (all[key].is_null()) continue;
     const double v = config_number(all[key], origin, key);
     const bool fpr = std::string(key) == "max_fpr";
-    if (!(v > 0 && (fpr ? v < 1 : v <= 1))) fail(origin, key, fpr ? "must be in (0, 1)" : "must be in (0, 1]");
+    if (!(v > 0 && (fpr ? v < 1 : v <= 1))) refuse(origin, key, fpr ? "must be in (0, 1)" : "must be in (0, 1]");
     (fpr ? c.max_fpr : c.target_recall) = v;
   }
-  if (c.max_fpr && c.target_recall) fail(origin, "target_recall", "set either max_fpr or target_recall, not both");
+  if (c.max_fpr && c.target_recall) refuse(origin, "target_recall", "set either max_fpr or target_recall, not both");
   if ((c.max_fpr || c.target_recall) && c.objective.multiclass) {
-    fail(origin, c.max_fpr ? "max_fpr" : "target_recall",
+    refuse(origin, c.max_fpr ? "max_fpr" : "target_recall",
          "a decision threshold is for binary objectives; " + std::string(c.objective.name) + " is multiclass");
   }
   for (const char* key : {"cv_folds", "calibrate", "max_fpr", "target_recall"}) {
@@ -367,18 +367,18 @@ void read_selection(json& all, const std::string& origin, TrainConfig& c) {
 void read_run_settings(json& all, const std::string& origin, TrainConfig& c) {
   EngineSettings& e = c.engine;
   const std::int64_t seed = config_integer(all["seed"], origin, "seed");
-  if (seed < 0) fail(origin, "seed", "must be >= 0");
+  if (seed < 0) refuse(origin, "seed", "must be >= 0");
   e.seed = static_cast<std::uint64_t>(seed);
   const std::int64_t threads = config_integer(all["threads"], origin, "threads");
-  if (threads < 0 || threads > 4096) fail(origin, "threads", "must be between 0 (all cores) and 4096");
+  if (threads < 0 || threads > 4096) refuse(origin, "threads", "must be between 0 (all cores) and 4096");
   c.threads = static_cast<int>(threads);
   e.tolerance = config_number(all["tolerance"], origin, "tolerance");
   // A relative duality gap (P − D)/P is at most 1 (D ≥ 0 for every objective
   // here): a tolerance of 1 or more would certify any point, even α = 0.
-  if (!(e.tolerance > 0 && e.tolerance < 1)) fail(origin, "tolerance", "must be > 0 and < 1 (a relative duality gap)");
+  if (!(e.tolerance > 0 && e.tolerance < 1)) refuse(origin, "tolerance", "must be > 0 and < 1 (a relative duality gap)");
   const std::int64_t max_epochs = config_integer(all["max_epochs"], origin, "max_epochs");
   if (max_epochs < 0 || max_epochs > 1000000) {
-    fail(origin, "max_epochs", "must be between 0 (sized from the problem) and 1000000");
+    refuse(origin, "max_epochs", "must be between 0 (sized from the problem) and 1000000");
   }
   e.max_epochs = static_cast<int>(max_epochs);
   c.strict = boolean(all["strict"], origin, "strict");
@@ -392,39 +392,39 @@ void read_data_settings(json& all, const std::string& origin, TrainConfig& c) {
   for (const auto& [format, name] : kDataFormatNames) formats.emplace_back(name);
   c.read.format = parse_data_format(choice(all["format"], origin, "format", formats));
   if (!all["features"].is_null()) {
-    if (!all["features"].is_object()) fail(origin, "features", "expected an object of text featurisation settings");
+    if (!all["features"].is_object()) refuse(origin, "features", "expected an object of text featurisation settings");
     try {
       c.features = text_options_from_json(all["features"], origin, "/features");
       validate_text_options(*c.features);
     } catch (const InputError& e) {
       throw ConfigError(e.what());
     }
-    for (const auto& [key, why] : text_option_conflicts(*c.features)) fail(origin, "features." + key, why);
+    for (const auto& [key, why] : text_option_conflicts(*c.features)) refuse(origin, "features." + key, why);
   }
   for (const char* key : {"text_field", "label_field"}) {
-    if (!all[key].is_string() || all[key].get<std::string>().empty()) fail(origin, key, "expected a non-empty field name");
+    if (!all[key].is_string() || all[key].get<std::string>().empty()) refuse(origin, key, "expected a non-empty field name");
   }
   c.text_field = all["text_field"].get<std::string>();
   c.label_field = all["label_field"].get<std::string>();
   if (c.text_field == c.label_field) {  // each document's text would be its own label: the model learns the answer
-    fail(origin, "text_field", "is the label_field too ('" + c.text_field + "'); the text and the label must be different fields");
+    refuse(origin, "text_field", "is the label_field too ('" + c.text_field + "'); the text and the label must be different fields");
   }
   const json& lc = all["label_column"];
   if (lc.is_string()) {
     c.read.label_column_name = lc.get<std::string>();
-    if (c.read.label_column_name.empty()) fail(origin, "label_column", "must not be empty");
+    if (c.read.label_column_name.empty()) refuse(origin, "label_column", "must not be empty");
   } else {
     c.read.label_column = static_cast<long>(config_integer(lc, origin, "label_column"));
   }
   c.read.normalize_rows = choice(all["normalize"], origin, "normalize", {"none", "l2"}) == "l2";
   const std::int64_t max_index = config_integer(all["max_feature_index"], origin, "max_feature_index");
   if (max_index < 1 || max_index > (std::int64_t{1} << 32) - 1) {
-    fail(origin, "max_feature_index", "must be between 1 and 4294967295");
+    refuse(origin, "max_feature_index", "must be between 1 and 4294967295");
   }
   c.read.max_feature_index = static_cast<std::uint64_t>(max_index);
   // `--set positive_label=1` arrives as a JSON number: labels are text.
   if (all["positive_label"].is_number()) all["positive_label"] = all["positive_label"].dump();
-  if (!all["positive_label"].is_string()) fail(origin, "positive_label", "expected a string (a label of the data)");
+  if (!all["positive_label"].is_string()) refuse(origin, "positive_label", "expected a string (a label of the data)");
   c.positive_label = all["positive_label"].get<std::string>();
 }
 
@@ -457,7 +457,7 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
   // keeps the iterate (its default), and asking for both is an error.
   if (c.kernel.budget_refit && c.engine.sampling == Sampling::kBalanced) {
     if (merged.contains("budget_refit") && !merged["budget_refit"].is_null()) {
-      fail(origin, "budget_refit", "solves the unweighted problem; sampling balanced keeps the budgeted iterate (use false)");
+      refuse(origin, "budget_refit", "solves the unweighted problem; sampling balanced keeps the budgeted iterate (use false)");
     }
     c.kernel.budget_refit = false;
     all["budget_refit"] = false;
