@@ -101,6 +101,20 @@ void check_qid(const char* begin, const char* end, std::size_t column) {
   if (r.ec != std::errc() || r.ptr != end) throw ParseFailure{column, "qid value " + shown + " is not an integer"};
 }
 
+// For a line with no INDEX:VALUE pair at all: what it may be instead, and
+// the setting that reads it ("" when it has a pair: a typo, not a format).
+std::string not_libsvm_hint(const char* line, const char* end) {
+  const auto n = static_cast<std::size_t>(end - line);
+  if (std::memchr(line, ':', n) != nullptr) return "";
+  if (std::memchr(line, '\t', n) != nullptr) {
+    return " (no INDEX:VALUE pair on the line: if it is LABEL<TAB>TEXT, read it with --set format=text_tsv)";
+  }
+  if (std::memchr(line, ',', n) != nullptr) {
+    return " (no INDEX:VALUE pair on the line: if it is CSV, name the file .csv or use --set format=csv)";
+  }
+  return " (no INDEX:VALUE pair on the line: not a LIBSVM row)";
+}
+
 // Parse one LIBSVM line [p, end) (no newline) into `c`.
 void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOptions& opt) {
   if (opt.libsvm_fast_path && parse_libsvm_line_fast(line, end, c, opt)) return;
@@ -137,7 +151,7 @@ void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOp
     std::string_view token(tok, static_cast<std::size_t>(p - tok));
     const std::size_t colon = token.find(':');
     if (colon == std::string_view::npos) {
-      throw ParseFailure{col(tok), "expected INDEX:VALUE, got " + quote(token)};
+      throw ParseFailure{col(tok), "expected INDEX:VALUE, got " + quote(token) + not_libsvm_hint(line, end)};
     }
     if (token.substr(0, colon) == "qid") {  // SVMlight query id: checked, then ignored
       check_qid(tok + colon + 1, p, col(tok + colon + 1));

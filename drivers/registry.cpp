@@ -267,6 +267,13 @@ void prepare_labels(const TrainConfig& config, Dataset& train) {
     throw InputError(train.source + ": only one class (" + class_list(train.classes) +
                      ") in the training data; a classifier needs at least two");
   }
+  // Rows of labels alone train a bias-only model (tests/bad_inputs); with
+  // commas in the labels they are CSV lines read as LIBSVM.
+  const auto comma = [](const std::string& c) { return c.find(',') != std::string::npos; };
+  if (train.nnz() == 0 && std::any_of(train.classes.begin(), train.classes.end(), comma)) {
+    throw InputError(train.source + ": no row has a feature and the labels hold commas (" + class_list(train.classes) +
+                     "): if it is CSV, name the file .csv or use --set format=csv");
+  }
   const bool binary = !config.objective.multiclass || train.classes.size() == 2;
   if (!config.objective.multiclass && train.classes.size() != 2) {
     throw InputError(train.source + ": objective '" + std::string(config.objective.name) + "' is binary but the data has " +

@@ -142,6 +142,8 @@ svm("cr_only.svm", "1 1:1\r-1 1:-1\r", 2, ["expected INDEX:VALUE, got '-1'"], "1
     why="old Mac CR-only line ends: one line; CR counts as a space")
 svm("labels_only.svm", "1\n-1\n1\n", 0, set_=["epochs=2"], expect={"dimension": 0, "classes": ["-1", "1"]},
     why="rows without features: dimension 0, only the bias learns")
+svm("csv_as_libsvm.data", "1,0.5,2\n0,1.5,1\n1,0.25,3\n", 2, ["no row has a feature and the labels hold commas",
+    "--set format=csv"], why="CSV lines in a file named neither .csv nor .svm: read as LIBSVM, each line a label alone")
 svm("all_zero_rows.svm", "1 1:0 2:0\n-1 1:0\n1 3:0\n", 0, set_=["epochs=3"], expect={"dimension": 3, "classes": ["-1", "1"]},
     why="explicit zeros are dropped; the dimension still counts them")
 svm("huge_values.svm", "1 1:1e30 2:1\n-1 1:-1e30 2:0.5\n1 1:3e38\n-1 2:-3.4e38\n", 0, set_=["epochs=5"],
