@@ -209,24 +209,42 @@ TextCorpus parse_tsv_corpus(std::string_view bytes, const std::string& name, con
   });
 }
 
+namespace {
+
+// A folder's top level, hidden names left out, each list sorted: its
+// sub-folders and the names of its regular files.
+struct TopLevel {
+  std::vector<std::filesystem::path> folders;
+  std::vector<std::string> files;
+};
+TopLevel list_top_level(const std::string& path) {
+  namespace fs = std::filesystem;
+  TopLevel top;
+  std::error_code ec;
+  fs::directory_iterator it(path, ec);
+  if (ec) throw InputError(path + ": cannot list directory: " + ec.message());
+  for (const auto& e : it) {
+    if (e.path().filename().string().starts_with(".")) continue;
+    if (e.is_directory(ec)) {
+      top.folders.push_back(e.path());
+    } else if (e.is_regular_file(ec)) {
+      top.files.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(top.folders.begin(), top.folders.end());
+  std::sort(top.files.begin(), top.files.end());
+  return top;
+}
+
+}  // namespace
+
 TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions& options) {
   namespace fs = std::filesystem;
   auto hidden = [](const fs::path& p) { return p.filename().string().starts_with("."); };
-  std::vector<fs::path> folders;
-  std::vector<std::string> loose;  // regular files at the top level
+  const TopLevel top = list_top_level(path);
+  const std::vector<fs::path>& folders = top.folders;
+  const std::vector<std::string>& loose = top.files;  // regular files at the top level
   std::error_code ec;
-  fs::directory_iterator top(path, ec);
-  if (ec) throw InputError(path + ": cannot list directory: " + ec.message());
-  for (const auto& e : top) {
-    if (hidden(e.path())) continue;
-    if (e.is_directory(ec)) {
-      folders.push_back(e.path());
-    } else if (e.is_regular_file(ec)) {
-      loose.push_back(e.path().filename().string());
-    }
-  }
-  std::sort(folders.begin(), folders.end());
-  std::sort(loose.begin(), loose.end());
   std::vector<fs::path> files;
   TextCorpus corpus;
   corpus.source = path;
