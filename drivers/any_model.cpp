@@ -92,9 +92,11 @@ std::uint32_t AnyModel::input_dimension() const {
   return header().dimension;
 }
 
-void FeaturesBeyond::count(const Dataset& data, std::uint32_t input_dimension) {
+void FeaturesBeyond::count(const Dataset& data) {
   total += data.size();
-  if (input_dimension == 0) return;
+  // The reader's dimension bounds every index of the batch (explicit zeros
+  // included): within the model's, no row needs a look.
+  if (input_dimension == 0 || data.dimension <= input_dimension) return;
   for (std::size_t i = 0; i < data.size(); ++i) {
     const RowView x = data.row(i);
     std::uint32_t last = 0;
@@ -106,7 +108,7 @@ void FeaturesBeyond::count(const Dataset& data, std::uint32_t input_dimension) {
   }
 }
 
-std::string FeaturesBeyond::note(const std::string& name, std::uint32_t input_dimension) const {
+std::string FeaturesBeyond::note(const std::string& name) const {
   if (rows == 0) return "";
   return "note: " + name + ": " + std::to_string(rows) + " of " + std::to_string(total) +
          " rows have features beyond the model's " + std::to_string(input_dimension) + " (the largest index is " +

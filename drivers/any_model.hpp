@@ -103,14 +103,17 @@ std::shared_ptr<const FeatureMap> approximate_kernel(const TrainConfig& config, 
 // The trained model (its weights in the map's space) made to map its input.
 void attach_feature_map(AnyModel& model, std::shared_ptr<const FeatureMap> map);
 
-// Rows that have a feature the model ignores (AnyModel::input_dimension), and
-// the largest 1-based index seen, summed over the batches of one input.
+// Rows that have a feature the model ignores (beyond its input_dimension;
+// 0: a text model, nothing is counted), and the largest 1-based index seen,
+// summed over the batches of one input.
 struct FeaturesBeyond {
+  std::uint32_t input_dimension = 0;
   std::size_t rows = 0, total = 0;
   std::uint32_t largest = 0;
-  void count(const Dataset& data, std::uint32_t input_dimension);
+  explicit FeaturesBeyond(std::uint32_t dimension) : input_dimension(dimension) {}
+  void count(const Dataset& data);
   // "" when no row had one, else a note for standard error naming the input.
-  std::string note(const std::string& name, std::uint32_t input_dimension) const;
+  std::string note(const std::string& name) const;
 };
 
 // Train the configured objective (any, including kernel_hinge) on `train`,

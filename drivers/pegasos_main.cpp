@@ -170,7 +170,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     }
     trained.save(model_path);
     if (!problem.empty() && training.value("solver", "") == "sdca") std::fprintf(stderr, "warning: %s\n", problem.c_str());
-    if (!refit.empty() && refit.rfind("converged", 0) != 0) std::fprintf(stderr, "warning: budget_refit %s\n", refit.c_str());
+    if (!refit.empty() && !span_certified) std::fprintf(stderr, "warning: budget_refit %s\n", refit.c_str());
     if (quiet) return 0;
     std::fputs(fit_summary(trained).c_str(), stderr);
     char converged[96] = "";
@@ -301,8 +301,8 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
   }
   Dataset data = model.read(data_path, true);
   remap_to_model_classes(data, model.classes(), data_path);
-  FeaturesBeyond beyond;
-  beyond.count(data, model.input_dimension());
+  FeaturesBeyond beyond(model.input_dimension());
+  beyond.count(data);
   const std::optional<Dataset> mapped = model.map_features(data);  // once, for the scores and the objective
   const std::vector<double> scores = model.scores(data, mapped);
   const std::size_t K = static_cast<std::size_t>(model.outputs());
@@ -352,7 +352,7 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
                         {"relative_gap", model.training().value("relative_gap", nlohmann::json())}};
   if (!problem.empty() && !model.kernel) text += "\nwarning: this model did not converge in training: " + problem + "\n";
   if (beyond.rows > 0) {
-    text += "\n" + beyond.note(data_path, model.input_dimension());
+    text += "\n" + beyond.note(data_path);
     report["rows_with_ignored_features"] = beyond.rows;
     report["largest_feature_index"] = beyond.largest;
   }

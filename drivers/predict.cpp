@@ -47,7 +47,7 @@ void drop_first_row(Dataset& ds) {
 class Predictor {
  public:
   Predictor(const AnyModel& model, OutputFile& out, bool ids, bool proba)
-      : model_(model), out_(out), ids_(ids), proba_(proba) {}
+      : model_(model), out_(out), ids_(ids), proba_(proba), beyond_(model.input_dimension()) {}
 
   // Writes "[id TAB] class TAB score..." (or probabilities) per row.
   void write(const Dataset& data, const std::vector<std::string>& ids) {
@@ -78,7 +78,7 @@ class Predictor {
     }
     out_.write(text);
     rows_ += data.size();
-    beyond_.count(data, model_.input_dimension());
+    beyond_.count(data);
   }
   std::size_t rows() const { return rows_; }
   const FeaturesBeyond& beyond() const { return beyond_; }
@@ -207,7 +207,7 @@ void run_predict(const std::string& model_path, const std::string& data_path, co
     }
   }
   out.commit();
-  std::fputs(predictor.beyond().note(input_name, model.input_dimension()).c_str(), stderr);
+  std::fputs(predictor.beyond().note(input_name).c_str(), stderr);
 }
 
 }  // namespace pegasos

@@ -211,6 +211,9 @@ TextCorpus parse_tsv_corpus(std::string_view bytes, const std::string& name, con
 
 namespace {
 
+// Names starting with '.' (.git, .DS_Store) are not documents or classes.
+bool hidden(const std::filesystem::path& p) { return p.filename().string().starts_with("."); }
+
 // A folder's top level, hidden names left out, each list sorted: its
 // sub-folders and the names of its regular files.
 struct TopLevel {
@@ -224,7 +227,7 @@ TopLevel list_top_level(const std::string& path) {
   fs::directory_iterator it(path, ec);
   if (ec) throw InputError(path + ": cannot list directory: " + ec.message());
   for (const auto& e : it) {
-    if (e.path().filename().string().starts_with(".")) continue;
+    if (hidden(e.path())) continue;
     if (e.is_directory(ec)) {
       top.folders.push_back(e.path());
     } else if (e.is_regular_file(ec)) {
@@ -240,7 +243,6 @@ TopLevel list_top_level(const std::string& path) {
 
 TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions& options) {
   namespace fs = std::filesystem;
-  auto hidden = [](const fs::path& p) { return p.filename().string().starts_with("."); };
   const TopLevel top = list_top_level(path);
   const std::vector<fs::path>& folders = top.folders;
   const std::vector<std::string>& loose = top.files;  // regular files at the top level
