@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Names that two source files of one target both define in the same namespace.
+"""Names that two source files of one target both define, in any namespace.
 
     python3 scripts/unity_names.py
 
@@ -38,7 +38,6 @@ OTHER_RE = re.compile(
     r"^(?:struct|class|enum(?: class)?)\s+(\w+)\s*(?:[:{]|$)"
     r"|^using\s+(\w+)\s*="
     r"|^(?:constexpr|const|static|inline)[^=(]*\s(\w+)\s*(?:=|\[|\{)")
-NAMESPACE_RE = re.compile(r"^namespace\s+([\w:]+)\s*\{")
 
 
 def targets():
@@ -54,14 +53,9 @@ def targets():
 
 
 def definitions(path):
-    """(namespace, name) of each definition at namespace scope in the file."""
-    namespace = ""
+    """The name of each definition at namespace scope in the file."""
     lines = (ROOT / path).read_text().split("\n")
     for i, line in enumerate(lines):
-        m = NAMESPACE_RE.match(line)
-        if m:
-            namespace = m.group(1)
-            continue
         m = FUNCTION_RE.match(line)
         if m:
             # A declaration only (the head ends in ");" before any "{").
@@ -71,11 +65,11 @@ def definitions(path):
                 j += 1
                 head += lines[j]
             if "{" in head and (";" not in head or head.index("{") < head.index(";")):
-                yield namespace, m.group(1)
+                yield m.group(1)
             continue
         m = OTHER_RE.match(line)
         if m:
-            yield namespace, next(g for g in m.groups() if g)
+            yield next(g for g in m.groups() if g)
 
 
 def main():
@@ -84,12 +78,9 @@ def main():
         where = collections.defaultdict(set)
         for f in files:
             if (ROOT / f).exists():
-                for key in definitions(f):
-                    where[key].add(f)
-        by_name = collections.defaultdict(set)
-        for (_, name), fs in where.items():
-            by_name[name] |= fs
-        for name, fs in sorted(by_name.items()):
+                for name in definitions(f):
+                    where[name].add(f)
+        for name, fs in sorted(where.items()):
             if len(fs) > 1 and name != "main":
                 clashes += 1
                 print(f"{target}: {name} defined in {', '.join(sorted(fs))}")
