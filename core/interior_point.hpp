@@ -197,6 +197,12 @@ class InteriorPointSolver {
         idx.push_back(static_cast<std::uint32_t>(dim));
         val.push_back(pr_.B);
       }
+      // Rows in increasing index order (every reader's, and the bias last):
+      // the lower triangle of a diagonal block is the pairs a >= b, with no
+      // test per pair (the same products added in the same order).
+      const bool increasing = std::adjacent_find(idx.begin(), idx.end(), [](std::uint32_t u, std::uint32_t v) {
+                                return u >= v;
+                              }) == idx.end();
       for (std::size_t k = 0; k < K(); ++k) {
         for (std::size_t l = 0; l <= k; ++l) {
           const double c = k == l ? std::max(Mi[k * K() + l], 0.0) : Mi[k * K() + l];
@@ -205,6 +211,10 @@ class InteriorPointSolver {
           for (std::size_t b = 0; b < idx.size(); ++b) {
             const double cb = c * val[b];
             double* column = &M_.coeffRef(row0, col0 + static_cast<Eigen::Index>(idx[b]));
+            if (k == l && increasing) {
+              for (std::size_t a = b; a < idx.size(); ++a) column[idx[a]] += cb * val[a];
+              continue;
+            }
             for (std::size_t a = 0; a < idx.size(); ++a) {
               if (k == l && idx[a] < idx[b]) continue;  // the upper triangle: never read
               column[idx[a]] += cb * val[a];
