@@ -81,6 +81,10 @@ struct EngineSettings {
   // SDCA may train in the feature space the data uses (core/compact_features.hpp);
   // false: always in the data's dimension (the tests compare the two).
   bool compact_features = true;
+  // Binary SDCA's first pass from α = 0 solves, at its t-th visit, the dual
+  // of the problem of the t examples seen so far (core/sdca_binary.hpp);
+  // false: the plain first pass (the tests compare the two).
+  bool growing_first_pass = true;
 };
 
 // Rows in a trace sample of `fraction` of n rows: max(⌈fraction·n⌉, 200),

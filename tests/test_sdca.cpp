@@ -339,3 +339,89 @@ TEST_CASE("sdca: unscaled dense features (an ill-conditioned dual) converge, to 
   CHECK(reference::primal(p, w, lambda) == Approx(r.objective).epsilon(1e-12));
   CHECK(r.objective <= p_ref * (1 + 2 * s.tolerance));
 }
+
+namespace {
+
+// w(α) = (1/(λn)) Σ α_i y_i x_i and D(α) = (1/n) Σ α_i − λ/2 ‖w(α)‖², from
+// the rows themselves (plain hinge, no bias): what a dual point gives.
+void dual_point_of(const Dataset& ds, const std::vector<double>& alpha, double lambda, std::vector<double>& w,
+                   double& dual) {
+  const std::size_t n = ds.size();
+  w.assign(ds.dimension, 0.0);
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const RowView x = ds.row(i);
+    const double y = x.label == 1 ? 1.0 : -1.0;
+    for (std::uint32_t k = 0; k < x.nnz; ++k) w[x.indices[k]] += alpha[i] * y * x.values[k];
+    sum += alpha[i];
+  }
+  double sq = 0.0;
+  for (double& v : w) {
+    v /= lambda * static_cast<double>(n);
+    sq += v * v;
+  }
+  dual = sum / static_cast<double>(n) - lambda / 2 * sq;
+}
+
+}  // namespace
+
+TEST_CASE("sdca: the growing first pass leaves a dual point of the problem, nearer the optimum where lambda n is large",
+          "[sdca]") {
+  const Dataset ds = fixtures::gaussian(20000, 20, 3, 0.5);
+  const reference::Problem p = fixtures::to_problem(ds);
+  const double lambda = 100.0 / static_cast<double>(ds.size());  // λn = 100 (C = 0.01)
+  const double p_star = reference::primal(p, reference::solve(p, lambda, 1e-10), lambda);
+  for (const int passes : {1, 2}) {
+    CAPTURE(passes);
+    double gap[2] = {0.0, 0.0};
+    for (const bool growing : {false, true}) {
+      CAPTURE(growing);
+      EngineSettings s = sdca(lambda);
+      s.epochs = passes;  // fixed work: no check stops it early
+      s.growing_first_pass = growing;
+      const TrainResult r = train_sdca(ds, Hinge(1), s);
+      REQUIRE(r.alpha.size() == ds.size());
+      for (double a : r.alpha) REQUIRE((a >= 0.0 && a <= 1.0));  // inside the box
+      std::vector<double> w;
+      double dual = 0.0;
+      dual_point_of(ds, r.alpha, lambda, w, dual);
+      for (std::size_t j = 0; j < w.size(); ++j) CHECK(r.weights[j] == Approx(w[j]).epsilon(1e-9).margin(1e-12));
+      CHECK(r.objective == Approx(reference::primal(p, r.weights, lambda)).epsilon(1e-12));
+      CHECK(dual <= p_star * (1 + 1e-9));  // a lower bound, as a dual point's value must be
+      gap[growing ? 1 : 0] = (r.objective - dual) / r.objective;
+    }
+    INFO("relative gap after the passes: plain " << gap[0] << ", growing " << gap[1]);
+    CHECK(gap[1] < gap[0] / 2);
+  }
+}
+
+TEST_CASE("sdca: warm starts do not take the growing first pass (the same bits either way)", "[sdca]") {
+  const Dataset ds = fixtures::gaussian(2000, 12, 9, 0.7);
+  EngineSettings s = sdca(1e-2);
+  s.epochs = 2;
+  const TrainResult first = train_sdca(ds, Hinge(1), s);
+  s.epochs = 3;
+  s.growing_first_pass = true;
+  const TrainResult a = train_sdca(ds, Hinge(1), s, {}, &first.alpha);
+  s.growing_first_pass = false;
+  const TrainResult b = train_sdca(ds, Hinge(1), s, {}, &first.alpha);
+  CHECK(bits(a.weights) == bits(b.weights));
+  CHECK(bits(a.alpha) == bits(b.alpha));
+}
+
+TEST_CASE("sdca: below lambda n = 10 the first pass is the plain one (the same bits either way)", "[sdca]") {
+  const Dataset ds = fixtures::gaussian(2000, 12, 9, 0.7);
+  EngineSettings s = sdca(5.0 / static_cast<double>(ds.size()));  // λn = 5
+  s.epochs = 2;
+  s.growing_first_pass = true;
+  const TrainResult a = train_sdca(ds, Hinge(1), s);
+  s.growing_first_pass = false;
+  const TrainResult b = train_sdca(ds, Hinge(1), s);
+  CHECK(bits(a.weights) == bits(b.weights));
+  s.lambda = 20.0 / static_cast<double>(ds.size());  // λn = 20: the growing pass
+  s.growing_first_pass = true;
+  const TrainResult c = train_sdca(ds, Hinge(1), s);
+  s.growing_first_pass = false;
+  const TrainResult d = train_sdca(ds, Hinge(1), s);
+  CHECK(bits(c.weights) != bits(d.weights));
+}
