@@ -27,21 +27,6 @@
 
 namespace pegasos {
 
-// The dual point of the binary problem from Pegasos' dual coefficients
-// (w = Σ_i A_i x̃_i, so α_i = λn·y_i·A_i), clipped into the box [0, c_i].
-template <HingeDual O>
-std::vector<double> alpha_from_coefficients(const Dataset& data, const O& objective, const EngineSettings& s,
-                                            const std::vector<double>& A) {
-  const std::size_t n = data.size();
-  const double lambda_n = s.lambda * static_cast<double>(n);
-  std::vector<double> alpha(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double yc = objective.signed_cost(data.row(i));
-    alpha[i] = std::clamp(lambda_n * std::copysign(1.0, yc) * A[i], 0.0, std::abs(yc));
-  }
-  return alpha;
-}
-
 // `warm` (optional): dual variables to start from (α_i in [0, c_i]; clipped),
 // e.g. a previous run's TrainResult::alpha; w starts as w(α). `start`
 // (optional): a warm start's weights, the first primal candidate
@@ -276,8 +261,7 @@ class BinarySdca {
       const double y = h.signed_cost >= 0 ? 1.0 : -1.0;
       const double c = std::abs(h.signed_cost);
       const double g = 1.0 - y * (score + offset(i));  // n·∂D/∂α_i
-      // The growing first pass (see growing_): the step of the problem of
-      // the t = v + 1 examples seen so far, whose w(α) is n/t times ours.
+      // The growing first pass (growing_): the step of the t = v + 1 rows' problem.
       const double t_seen = static_cast<double>(v + 1);
       const double g_step = kGrowing ? 1.0 - y * (score * (static_cast<double>(n_) / t_seen) + offset(i)) : g;
       const double lambda_step = kGrowing ? lambda_ * t_seen : lambda_n_;
@@ -579,34 +563,15 @@ class BinarySdca {
   PassOrder pass_order_{data_, s_.sampling};
   bool automatic_ = false, shrinking_ = false;
   bool norms_pending_ = true;  // Hot::sq is summed by the first pass
-  // The growing first pass (EngineSettings::growing_first_pass; a cold start
-  // only): at its t-th visit coordinate ascent takes the step of the dual of
-  // the problem of the t examples seen so far, λ/2‖w‖² + (1/t) Σ_{j≤t} ℓ_j,
-  // whose w(α) is (n/t)·w(α) over the α_j already set, instead of the
-  // whole problem's step from w = 0 (Shalev-Shwartz & Zhang, JMLR 14, 2013,
-  // § 7: the first epoch as a modified SGD with step 1/(λt)). At t = n the
-  // two problems are the same, so α is a dual point of ours after the pass,
-  // inside the box, and every later pass is plain coordinate ascent. The
-  // plain first pass, from w = 0 with every step of the full λn, overshoots
-  // on the first rows where λn is large (the first pass sets α_i = c_i on
-  // nearly every row it visits). RCV1-like (780k rows, λ = 1e-4, λn = 78),
-  // exact relative gap after 1 / 2 / 3 passes: plain 3.4e-2 / 2.9e-3 /
-  // 2.4e-4, growing 1.2e-2 / 1.3e-4 / 1.8e-5 (certified 1e-3 in 2 passes
-  // instead of 3).
-  // Only where λn ≥ 10, where a plain step from w = 0, λn·g/‖x̃‖², leaves
-  // the box by far on rows of norm about 1. Below, its smaller early steps
-  // did not pay (passes to the default certificate, old → growing; 3 to 5
-  // seeds each): RCV1-like at λn = 78 3 → 2 on every seed, at λn = 7.8
-  // 3.98 → 4.6, at 0.78 11.1 → 11.4; Fashion-MNIST T-shirt (3000 rows, λn =
-  // 3) 8.4 → 7.6; hashed SpamAssassin sample (1500 mails, λn = 0.15) 103 →
-  // 122; 12 small UCI sets at λn = 100, 10 and 1 (54 runs): 2550 → 2524 in
-  // all, either way by a few passes.
+  // The growing first pass (a cold start, EngineSettings::growing_first_pass):
+  // its t-th visit steps in the dual of λ/2‖w‖² + (1/t)Σ_{j≤t} ℓ_j, whose w(α)
+  // is (n/t)·ours (Shalev-Shwartz & Zhang, JMLR 14, 2013, § 7); at t = n the
+  // problems are one. Only at λn ≥ 10, where plain steps from w = 0 leave the
+  // box by far on unit rows; below it did not pay (README, Solvers). The pass
+  // after it (grew_) takes its check on the estimate alone: its dual rise
+  // mends the first pass's small early α and says nothing of the rest.
   static constexpr double kGrowingMinLambdaN = 10.0;
-  bool growing_ = false;
-  // The pass after it: its dual rise comes mostly from the first pass's
-  // small α of the early rows, so it says nothing of the rest of the run;
-  // the exact check is decided by the estimate alone (CheckHints).
-  bool grew_ = false;
+  bool growing_ = false, grew_ = false;
   const bool dense_rows_ = data_.rows_hold_every_feature();  // see ascent()
   std::uint64_t T_ = 0, t_ = 0;
   double pg_max_old_ = 0.0, pg_min_old_ = 0.0, unshrink_below_ = 0.1;

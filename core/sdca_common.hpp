@@ -394,4 +394,19 @@ struct ExactChecks {
   }
 };
 
+// The dual point of the binary problem from Pegasos' dual coefficients
+// (w = Σ_i A_i x̃_i, so α_i = λn·y_i·A_i), clipped into the box [0, c_i].
+template <HingeDual O>
+std::vector<double> alpha_from_coefficients(const Dataset& data, const O& objective, const EngineSettings& s,
+                                            const std::vector<double>& A) {
+  const std::size_t n = data.size();
+  const double lambda_n = s.lambda * static_cast<double>(n);
+  std::vector<double> alpha(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double yc = objective.signed_cost(data.row(i));
+    alpha[i] = std::clamp(lambda_n * std::copysign(1.0, yc) * A[i], 0.0, std::abs(yc));
+  }
+  return alpha;
+}
+
 }  // namespace pegasos
