@@ -66,7 +66,7 @@ class BinarySdca {
       checks_.best.offer(primal_objective(data, objective, s, start->weights, start->bias), start->weights, start->bias);
     }
     activate_all();
-    growing_ = s.growing_first_pass && warm == nullptr && start == nullptr && lambda_n_ >= kGrowingMinLambdaN;
+    growing_ = takes_growing_first_pass(s, n_, warm != nullptr || start != nullptr);
     if (visit_budget_reads_norms(s)) {  // automatic: the cap once the first pass has the norms
       automatic_ = true;
       T_ = n_;
@@ -563,14 +563,7 @@ class BinarySdca {
   PassOrder pass_order_{data_, s_.sampling};
   bool automatic_ = false, shrinking_ = false;
   bool norms_pending_ = true;  // Hot::sq is summed by the first pass
-  // The growing first pass (a cold start, EngineSettings::growing_first_pass):
-  // its t-th visit steps in the dual of λ/2‖w‖² + (1/t)Σ_{j≤t} ℓ_j, whose w(α)
-  // is (n/t)·ours (Shalev-Shwartz & Zhang, JMLR 14, 2013, § 7); at t = n the
-  // problems are one. Only at λn ≥ 10, where plain steps from w = 0 leave the
-  // box by far on unit rows; below it did not pay (README, Solvers). The pass
-  // after it (grew_) takes its check on the estimate alone: its dual rise
-  // mends the first pass's small early α and says nothing of the rest.
-  static constexpr double kGrowingMinLambdaN = 10.0;
+  // The growing first pass (takes_growing_first_pass) and the pass after it.
   bool growing_ = false, grew_ = false;
   const bool dense_rows_ = data_.rows_hold_every_feature();  // see ascent()
   std::uint64_t T_ = 0, t_ = 0;

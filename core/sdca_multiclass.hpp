@@ -97,6 +97,7 @@ class MulticlassSdca {
     for (auto* v : {&scores_, &grad_, &b_coef_, &d_sorted_, &fresh_, &step_}) v->assign(K_, 0.0);
     moved_.assign(K_, 0);
     bias_.assign(K_, 0.0);
+    growing_ = takes_growing_first_pass(s, n_, warm != nullptr || start != nullptr);
     if (warm != nullptr) load_alpha(*warm);
     if (start != nullptr) {  // a warm start's own weights: the first candidate of the certificate
       checks_.best.certify_best = true;
@@ -116,12 +117,14 @@ class MulticlassSdca {
     while (t_ < T_) {
       ++epoch;
       const double dual_at_start = dual_estimate_now();
+      const bool after_growing = grew_ && epoch == 2;
       const Pass pass = coordinate_ascent();
       smooth_.update(W_);
       bool unshrink = false, tighten = false;
       if (shrinking_) shrink(pass, unshrink, tighten);
       const double dual_estimate = dual_estimate_now();
-      const CheckHints hints{t_ - checks_.checked_at, dual_estimate - dual_at_start, defer_periodic_check()};
+      const CheckHints hints{t_ - checks_.checked_at, after_growing ? 0.0 : dual_estimate - dual_at_start,
+                             defer_periodic_check()};
       if (end_of_pass(data_, s_, epoch, t_, T_, automatic_, pass.full, hints, sq_norm_,
                       checks_.best.certified(lambda_ / 2 * sq_norm_ + pass.visited_loss / static_cast<double>(n_)),
                       dual_estimate, [&] { return primal_checked(); },
@@ -212,14 +215,19 @@ class MulticlassSdca {
         const std::uint32_t i1 = active_[v + 1];
         prefetch_class_weights(W_.data(), K_, data_.row(i1), sets_.classes(i1), sets_.count(i1));
       }
-      visit(active_[v], pass);
+      // The growing first pass: the t = v + 1 rows' problem, whose W is n/t times ours.
+      visit(active_[v], pass, growing_ ? static_cast<double>(n_) / static_cast<double>(v + 1) : 1.0);
     }
+    grew_ = grew_ || growing_;
+    growing_ = false;
     return pass;
   }
 
   // Example i's sub-problem: scores and gradients of its active classes,
   // class shrinking, then the exact step on its K dual variables.
-  void visit(std::uint32_t i, Pass& pass) {
+  // `grow`: the growing first pass's n/t (1 otherwise), which scales the scores
+  // and the cap of the sub-problem, and the step back (α_i is 0 at its visit).
+  void visit(std::uint32_t i, Pass& pass, double grow) {
     const RowView x = data_.row(i);
     const std::size_t y = static_cast<std::size_t>(x.label);
     std::uint32_t* cls = sets_.classes(i);
@@ -232,7 +240,7 @@ class MulticlassSdca {
     double g_max = -std::numeric_limits<double>::infinity(), g_min = std::numeric_limits<double>::infinity();
     for (std::size_t p = 0; p < k; ++p) {
       const std::size_t m = cls[p];
-      const double g = scores_[m] + (m == y ? 0.0 : 1.0);
+      const double g = scores_[m] * grow + (m == y ? 0.0 : 1.0);
       grad_[m] = g;
       g_max = std::max(g_max, g);
       if (a[m] < (m == y ? cap_[i] : 0.0)) g_min = std::min(g_min, g);
@@ -267,8 +275,11 @@ class MulticlassSdca {
       return;
     }
     if (!(g_max > g_min)) return;  // the sub-problem is solved already
-    const std::size_t moves = solve_cs_subproblem(cls, k, y, A, cap_[i], grad_.data(), a, b_coef_.data(),
+    const std::size_t moves = solve_cs_subproblem(cls, k, y, A, cap_[i] * grow, grad_.data(), a, b_coef_.data(),
                                                   d_sorted_.data(), fresh_.data(), moved_.data());
+    if (grow != 1.0) {
+      for (std::size_t q = 0; q < moves; ++q) fresh_[moved_[q]] /= grow;
+    }
     if (moves > 0) move(x, y, A, a, moves);
   }
 
@@ -462,6 +473,7 @@ class MulticlassSdca {
   const std::uint32_t dim_;
   const std::size_t K_;
   const double lambda_;
+  bool growing_ = false, grew_ = false;  // the growing first pass (takes_growing_first_pass) and after it
   const bool feature_bias_;
   const double B_;
   const std::size_t rows_;                // W: rows_ × K_, feature-major

@@ -81,9 +81,10 @@ struct EngineSettings {
   // SDCA may train in the feature space the data uses (core/compact_features.hpp);
   // false: always in the data's dimension (the tests compare the two).
   bool compact_features = true;
-  // Binary SDCA's first pass from α = 0 solves, at its t-th visit, the dual
-  // of the problem of the t examples seen so far (core/sdca_binary.hpp);
-  // false: the plain first pass (the tests compare the two).
+  // SDCA's first pass from α = 0 (binary and Crammer–Singer) solves, at its
+  // t-th visit, the dual of the problem of the t examples seen so far, where
+  // λn ≥ 10 (core/sdca_common.hpp); false: the plain first pass (the tests
+  // compare the two).
   bool growing_first_pass = true;
 };
 

@@ -424,4 +424,61 @@ TEST_CASE("sdca: below lambda n = 10 the first pass is the plain one (the same b
   s.growing_first_pass = false;
   const TrainResult d = train_sdca(ds, Hinge(1), s);
   CHECK(bits(c.weights) != bits(d.weights));
+  const Dataset mc = fixtures::blobs(1000, 6, 3, 5, 0.5);
+  EngineSettings m = sdca(5.0 / static_cast<double>(mc.size()));  // λn = 5: the plain pass
+  m.epochs = 2;
+  const TrainResult e = train_sdca_multiclass(mc, MulticlassHinge(3), m);
+  m.growing_first_pass = false;
+  const TrainResult f = train_sdca_multiclass(mc, MulticlassHinge(3), m);
+  CHECK(bits(e.weights) == bits(f.weights));
+}
+
+TEST_CASE("sdca multiclass: the growing first pass leaves a dual point, nearer the optimum where lambda n is large",
+          "[sdca][multiclass]") {
+  const Dataset ds = fixtures::blobs(6000, 8, 5, 21, 0.4);
+  const std::size_t n = ds.size(), K = 5;
+  const double lambda = 100.0 / static_cast<double>(n);  // λn = 100
+  for (const int passes : {1, 2}) {
+    CAPTURE(passes);
+    double gap[2] = {0.0, 0.0};
+    for (const bool growing : {false, true}) {
+      CAPTURE(growing);
+      EngineSettings s = sdca(lambda);
+      s.epochs = passes;
+      s.growing_first_pass = growing;
+      const TrainResult r = train_sdca_multiclass(ds, MulticlassHinge(static_cast<int>(K)), s);
+      REQUIRE(r.alpha.size() == n * K);
+      // Feasible (Σ_m α_i^m = 0, α_i^m ≤ 0 off the label, α_i^y ≤ 1/(λn)) and
+      // D(α) = λ(Σ α_i^y − ½‖Σ_i α_i x_iᵀ‖²), summed here from the rows.
+      std::vector<double> W(std::size_t{ds.dimension} * K, 0.0);
+      double sum_y = 0.0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const RowView x = ds.row(i);
+        const double* a = &r.alpha[i * K];
+        double total = 0.0;
+        for (std::size_t m = 0; m < K; ++m) {
+          total += a[m];
+          if (m == static_cast<std::size_t>(x.label)) {
+            REQUIRE(a[m] <= 1.0 / (lambda * static_cast<double>(n)) * (1 + 1e-12));
+          } else {
+            REQUIRE(a[m] <= 0.0);
+          }
+          for (std::uint32_t j = 0; j < x.nnz; ++j) W[std::size_t{x.indices[j]} * K + m] += a[m] * x.values[j];
+        }
+        REQUIRE(std::abs(total) <= 1e-12 / lambda);
+        sum_y += a[x.label];
+      }
+      double sq = 0.0;
+      for (std::size_t e = 0; e < W.size(); ++e) {
+        CHECK(r.weights[e] == Approx(W[e]).epsilon(1e-9).margin(1e-12));
+        sq += W[e] * W[e];
+      }
+      const double dual = lambda * (sum_y - sq / 2);
+      CHECK(dual == Approx(r.dual_objective).epsilon(1e-9));
+      CHECK(dual <= r.objective);
+      gap[growing ? 1 : 0] = (r.objective - dual) / r.objective;
+    }
+    INFO("relative gap after the passes: plain " << gap[0] << ", growing " << gap[1]);
+    CHECK(gap[1] < gap[0] / 2);
+  }
 }
