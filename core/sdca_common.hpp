@@ -397,12 +397,13 @@ struct ExactChecks {
 // The growing first pass of the dual solvers (EngineSettings::growing_first_pass;
 // a cold start): its t-th visit steps in the dual of λ/2‖w‖² + (1/t)Σ_{j≤t} ℓ_j,
 // whose weights are n/t times ours (Shalev-Shwartz & Zhang, JMLR 14, 2013,
-// § 7); at t = n the problems are one. Only at λn ≥ 10, where plain steps from
-// w = 0 leave the box by far on unit rows; below it did not pay (README,
-// Solvers). The pass after it takes its exact check on the estimate alone:
-// its dual rise mends the first pass's small early steps and says nothing of
-// the rest of the run.
-inline constexpr double kGrowingMinLambdaN = 10.0;
+// § 7); at t = n the problems are one. Only at λn ≥ 30, where plain steps from
+// w = 0 leave the box by far on unit rows; at λn = 7.8 it did not pay, at 10
+// it was neutral (README, Solvers), and 30 is no C of a usual grid (C ≤ 1/30:
+// 0.01 and 2⁻⁵ take it, 0.1 and 2⁻⁴ do not), so no such C sits on the edge.
+// The pass after it takes its exact check on the estimate alone: its dual rise
+// mends the first pass's small early steps and says nothing of the rest.
+inline constexpr double kGrowingMinLambdaN = 30.0;
 inline bool takes_growing_first_pass(const EngineSettings& s, std::size_t n, bool warm) {
   return s.growing_first_pass && !warm && s.lambda * static_cast<double>(n) >= kGrowingMinLambdaN;
 }

@@ -83,7 +83,7 @@ struct EngineSettings {
   bool compact_features = true;
   // SDCA's first pass from α = 0 (binary and Crammer–Singer) solves, at its
   // t-th visit, the dual of the problem of the t examples seen so far, where
-  // λn ≥ 10 (core/sdca_common.hpp); false: the plain first pass (the tests
+  // λn ≥ 30 (core/sdca_common.hpp); false: the plain first pass (the tests
   // compare the two).
   bool growing_first_pass = true;
 };

@@ -409,23 +409,23 @@ TEST_CASE("sdca: warm starts do not take the growing first pass (the same bits e
   CHECK(bits(a.alpha) == bits(b.alpha));
 }
 
-TEST_CASE("sdca: below lambda n = 10 the first pass is the plain one (the same bits either way)", "[sdca]") {
+TEST_CASE("sdca: below lambda n = 30 the first pass is the plain one (the same bits either way)", "[sdca]") {
   const Dataset ds = fixtures::gaussian(2000, 12, 9, 0.7);
-  EngineSettings s = sdca(5.0 / static_cast<double>(ds.size()));  // λn = 5
+  EngineSettings s = sdca(20.0 / static_cast<double>(ds.size()));  // λn = 20
   s.epochs = 2;
   s.growing_first_pass = true;
   const TrainResult a = train_sdca(ds, Hinge(1), s);
   s.growing_first_pass = false;
   const TrainResult b = train_sdca(ds, Hinge(1), s);
   CHECK(bits(a.weights) == bits(b.weights));
-  s.lambda = 20.0 / static_cast<double>(ds.size());  // λn = 20: the growing pass
+  s.lambda = 50.0 / static_cast<double>(ds.size());  // λn = 50: the growing pass
   s.growing_first_pass = true;
   const TrainResult c = train_sdca(ds, Hinge(1), s);
   s.growing_first_pass = false;
   const TrainResult d = train_sdca(ds, Hinge(1), s);
   CHECK(bits(c.weights) != bits(d.weights));
   const Dataset mc = fixtures::blobs(1000, 6, 3, 5, 0.5);
-  EngineSettings m = sdca(5.0 / static_cast<double>(mc.size()));  // λn = 5: the plain pass
+  EngineSettings m = sdca(20.0 / static_cast<double>(mc.size()));  // λn = 20: the plain pass
   m.epochs = 2;
   const TrainResult e = train_sdca_multiclass(mc, MulticlassHinge(3), m);
   m.growing_first_pass = false;
