@@ -74,7 +74,9 @@ TEST_CASE("sdca: hinge objective meets the reference optimum, the gap certificat
 }
 
 TEST_CASE("sdca: weighted hinge and transfer meet their reference optima", "[sdca]") {
-  const double lambda = 1e-3;
+  // λn = 0.4 and 40 (the latter with the growing first pass: takes_growing_first_pass).
+  const double lambda = GENERATE(1e-3, 1e-1);
+  CAPTURE(lambda);
   const Dataset ds = fixtures::gaussian(400, 10, 11, 0.8);
   SECTION("weighted hinge (costs 3 and 0.5)") {
     const std::vector<double> cost{0.5, 3.0};
