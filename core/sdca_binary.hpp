@@ -89,7 +89,7 @@ class BinarySdca {
     while (t_ < T_) {
       ++epoch;
       const double dual_at_start = dual_estimate_now();
-      const bool after_growing = grew_ && epoch == 2;
+      const bool after_growing = growing_ && epoch == 2;
       const Pass pass = norms_pending_ ? first_pass() : ascent<false>();
       conjugate_gradient(pass);
       bool unshrink = false, tighten = false;
@@ -226,12 +226,8 @@ class BinarySdca {
   // Nyström features, dense numeric data). The same sums in the same order.
   template <bool kNorms>
   Pass ascent() {
-    if constexpr (kNorms) {
-      if (growing_) {
-        growing_ = false;
-        grew_ = true;
-        return dense_rows_ ? coordinate_ascent<true, true, true>() : coordinate_ascent<true, false, true>();
-      }
+    if constexpr (kNorms) {  // the first pass, once
+      if (growing_) return dense_rows_ ? coordinate_ascent<true, true, true>() : coordinate_ascent<true, false, true>();
     }
     return dense_rows_ ? coordinate_ascent<kNorms, true>() : coordinate_ascent<kNorms, false>();
   }
@@ -563,8 +559,8 @@ class BinarySdca {
   PassOrder pass_order_{data_, s_.sampling};
   bool automatic_ = false, shrinking_ = false;
   bool norms_pending_ = true;  // Hot::sq is summed by the first pass
-  // The growing first pass (takes_growing_first_pass) and the pass after it.
-  bool growing_ = false, grew_ = false;
+  // The first pass is the growing one (takes_growing_first_pass; set once).
+  bool growing_ = false;
   const bool dense_rows_ = data_.rows_hold_every_feature();  // see ascent()
   std::uint64_t T_ = 0, t_ = 0;
   double pg_max_old_ = 0.0, pg_min_old_ = 0.0, unshrink_below_ = 0.1;

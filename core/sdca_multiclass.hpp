@@ -117,8 +117,8 @@ class MulticlassSdca {
     while (t_ < T_) {
       ++epoch;
       const double dual_at_start = dual_estimate_now();
-      const bool after_growing = grew_ && epoch == 2;
-      const Pass pass = coordinate_ascent();
+      const bool after_growing = growing_ && epoch == 2;
+      const Pass pass = coordinate_ascent(growing_ && epoch == 1);
       smooth_.update(W_);
       bool unshrink = false, tighten = false;
       if (shrinking_) shrink(pass, unshrink, tighten);
@@ -194,7 +194,8 @@ class MulticlassSdca {
   // visits ahead starts, that row two ahead and its per-example state, and
   // the weights of the next one, each stage reading only what the previous
   // one fetched.
-  Pass coordinate_ascent() {
+  // `growing`: the growing first pass (takes_growing_first_pass).
+  Pass coordinate_ascent(bool growing) {
     Pass pass;
     pass.full = active_.size() == n_ && sets_.all_active();
     pass_order_.arrange(std::span<std::uint32_t>(active_), rng_);
@@ -216,10 +217,8 @@ class MulticlassSdca {
         prefetch_class_weights(W_.data(), K_, data_.row(i1), sets_.classes(i1), sets_.count(i1));
       }
       // The growing first pass: the t = v + 1 rows' problem, whose W is n/t times ours.
-      visit(active_[v], pass, growing_ ? static_cast<double>(n_) / static_cast<double>(v + 1) : 1.0);
+      visit(active_[v], pass, growing ? static_cast<double>(n_) / static_cast<double>(v + 1) : 1.0);
     }
-    grew_ = grew_ || growing_;
-    growing_ = false;
     return pass;
   }
 
@@ -473,7 +472,7 @@ class MulticlassSdca {
   const std::uint32_t dim_;
   const std::size_t K_;
   const double lambda_;
-  bool growing_ = false, grew_ = false;  // the growing first pass (takes_growing_first_pass) and after it
+  bool growing_ = false;  // the first pass is the growing one (takes_growing_first_pass; set once)
   const bool feature_bias_;
   const double B_;
   const std::size_t rows_;                // W: rows_ × K_, feature-major
