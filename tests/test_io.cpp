@@ -813,6 +813,53 @@ TEST_CASE("libsvm: the one-pass fast path and the general parser agree on every 
   }
 }
 
+TEST_CASE("libsvm: pairs read from one 8-byte load agree with the general parser", "[io]") {
+  // The fast path reads "IDX:D" + space or newline (at most 5 index digits, a
+  // one-digit value) from one load. Indices of 1 to 10 digits (5 and 6 are
+  // the edge), leading zeros, every digit as the value (0 is not stored), and
+  // every way a pair can end: space, tab, CR, newline, or the end of the text
+  // within the 8 bytes (the last line has no newline half the time).
+  pegasos::Rng rng(2024);
+  const char* ends[] = {" ", " ", " ", "  ", "\t", "\r", ".5 ", "0 ", "e1 ", "#"};
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text;
+    const int lines = 1 + static_cast<int>(rng.below(4));
+    for (int l = 0; l < lines; ++l) {
+      text += rng.uniform() < 0.5 ? "+1" : "-1";
+      std::uint64_t index = 0;
+      const int features = static_cast<int>(rng.below(7));
+      for (int f = 0; f < features; ++f) {
+        text += " ";
+        const int digits = 1 + static_cast<int>(rng.below(rng.uniform() < 0.05 ? 10 : 8));
+        std::uint64_t step = 1;
+        for (int d = 1; d < digits; ++d) step *= 10;
+        index = std::max(index + 1, step + rng.below(step));  // increasing, with about `digits` digits
+        if (rng.uniform() < 0.1) text += "00";  // leading zeros: more digits for the same index
+        text += std::to_string(index) + ":" + static_cast<char>('0' + rng.below(10));
+        if (rng.uniform() < 0.15) text += ends[rng.below(std::size(ends))];
+      }
+      if (l + 1 < lines || rng.uniform() < 0.5) text += rng.uniform() < 0.3 ? " \n" : "\n";
+    }
+    INFO(text);
+    ReadOptions general;
+    general.libsvm_fast_path = false;
+    std::string fast_error, general_error;
+    Dataset a, b;
+    try {
+      a = pegasos::parse_libsvm(text, "t.svm", ReadOptions{});
+    } catch (const InputError& e) {
+      fast_error = e.what();
+    }
+    try {
+      b = pegasos::parse_libsvm(text, "t.svm", general);
+    } catch (const InputError& e) {
+      general_error = e.what();
+    }
+    REQUIRE(fast_error == general_error);
+    if (fast_error.empty()) require_same_data(a, b);
+  }
+}
+
 TEST_CASE("libsvm: errors in late chunks report the absolute line number", "[io]") {
   BigText big = make_big_text(77, std::size_t{10} << 20 | 999);
   TempDir dir;
