@@ -124,6 +124,12 @@ class Dataset {
   // Whatever keeps borrowed row arrays alive (the Python door's numpy arrays);
   // empty when the rows are owned.
   std::shared_ptr<const void> lender;
+  // Indicator data (LIBSVM text whose every value is "1", such as a9a): no
+  // value is stored. `values` borrows this read-only array of nnz() ones,
+  // a few pages mapped over and over (set_unit_values), and row() hands
+  // every row its start, which stays in cache. Any change to the values
+  // (values.own()) copies them out first, and row() then reads the copy.
+  std::shared_ptr<const float> unit_values;
 
   std::size_t size() const { return labels.size(); }
   std::uint64_t nnz() const { return row_ptr.back(); }
@@ -136,9 +142,13 @@ class Dataset {
     }
     return true;
   }
+  // Whether `values` is the unit_values array (every value 1, none stored).
+  bool has_unit_values() const { return unit_values != nullptr && values.data() == unit_values.get(); }
   RowView row(std::size_t i) const {
     const std::uint64_t begin = row_ptr[i];
-    return RowView{values.data() + begin, indices.data() + begin,
+    const float* v = values.data();
+    if (v != unit_values.get()) v += begin;  // unit values: every row's are the array's first ones
+    return RowView{v, indices.data() + begin,
                    static_cast<std::uint32_t>(row_ptr[i + 1] - begin), labels[i], i,
                    weights.empty() ? 1.0 : static_cast<double>(weights[i])};
   }
@@ -151,6 +161,11 @@ class Dataset {
   // Scale each row to unit L2 norm (rows of norm 0 are left alone).
   void normalize_rows();
 };
+
+// Make `data`'s values nnz() ones without storing them (Dataset::unit_values):
+// a read-only mapping of a few pages, or, where the system refuses one,
+// an ordinary array of ones.
+void set_unit_values(Dataset& data);
 
 // A Dataset of `like`'s rows (labels, sample weights, classes, source, row
 // numbering) with `width` features each, every one present: values all zero

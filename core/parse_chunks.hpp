@@ -54,17 +54,23 @@ class Column {
     window_ = data;
     capacity_ = capacity;
   }
+  // Count the elements but store none (values known to be all ones).
+  void discard() { discard_ = true; }
   [[gnu::always_inline]] void push_back(T v) {
     if (window_ == nullptr) {
-      own_.push_back(v);
+      if (discard_) {
+        ++size_;
+      } else {
+        own_.push_back(v);
+      }
       return;
     }
     if (size_ == capacity_) [[unlikely]] overflow();
     window_[size_++] = v;
   }
-  std::size_t size() const { return window_ != nullptr ? size_ : own_.size(); }
+  std::size_t size() const { return window_ != nullptr || discard_ ? size_ : own_.size(); }
   void resize(std::size_t n) {  // shrink only
-    if (window_ != nullptr) {
+    if (window_ != nullptr || discard_) {
       size_ = n;
     } else {
       own_.resize(n);
@@ -84,6 +90,7 @@ class Column {
     throw std::logic_error("reader: a chunk outgrew its counted bound");
   }
   T* window_ = nullptr;
+  bool discard_ = false;
   std::size_t size_ = 0, capacity_ = 0;
   std::vector<T> own_;
 };
@@ -229,32 +236,59 @@ inline float parse_value(const char* token, const char* end, std::size_t column)
   return v;
 }
 
+// Whether the ':' at p (p < end) is followed by the value "1" alone: '1'
+// then the end of the text or a byte that is not printable ASCII (as a
+// signed char at most ' ': spaces and line ends, or a byte that makes the
+// value unreadable, so the parse stops with an error and the verdict does
+// not matter).
+inline bool colon_then_one(const char* p, const char* end) {
+  if (end - p < 2 || p[1] != '1') return false;
+  return end - p == 2 || static_cast<signed char>(p[2]) <= ' ';
+}
+
 // The number of ':' and of '\n' in [p, end), 16 bytes a step where SSE2 is
 // there (x86-64): per-byte counters (a match subtracts -1) summed every
-// 255 steps, before they can wrap.
-inline std::pair<std::size_t, std::size_t> count_colons_newlines(const char* p, const char* end) {
+// 255 steps, before they can wrap. With `unit`, also whether every ':' is
+// followed by the value "1" alone (colon_then_one), so that the text's
+// values are all ones (indicator data) and need not be stored: kept true
+// only while it holds, and checked from the same loads moved by 1 and 2
+// bytes while it does.
+inline std::pair<std::size_t, std::size_t> count_colons_newlines(const char* p, const char* end,
+                                                                 bool* unit = nullptr) {
   std::size_t colons = 0, newlines = 0;
+  bool ones = unit != nullptr && *unit;
 #if defined(__SSE2__) && defined(__x86_64__)
   const __m128i colon = _mm_set1_epi8(':'), newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+  const __m128i one = _mm_set1_epi8('1'), printable = _mm_set1_epi8(' ' + 1);
   auto sum = [&](__m128i counts) {
     const __m128i s = _mm_sad_epu8(counts, zero);
     return static_cast<std::size_t>(_mm_cvtsi128_si64(s)) + static_cast<std::size_t>(_mm_extract_epi16(s, 4));
   };
-  while (end - p >= 16) {
-    __m128i c = zero, n = zero;
-    for (int step = 0; step < 255 && end - p >= 16; ++step, p += 16) {
+  while (end - p >= 18) {  // 16 bytes and the two after them (the unit check)
+    __m128i c = zero, n = zero, bad = zero;
+    for (int step = 0; step < 255 && end - p >= 18; ++step, p += 16) {
       const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      c = _mm_sub_epi8(c, _mm_cmpeq_epi8(block, colon));
-      n = _mm_sub_epi8(n, _mm_cmpeq_epi8(block, newline));
+      const __m128i colons_here = _mm_cmpeq_epi8(block, colon), newlines_here = _mm_cmpeq_epi8(block, newline);
+      c = _mm_sub_epi8(c, colons_here);
+      n = _mm_sub_epi8(n, newlines_here);
+      if (ones) {
+        const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 1));
+        const __m128i after = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2));
+        const __m128i ends = _mm_cmplt_epi8(after, printable);  // signed: as colon_then_one
+        bad = _mm_or_si128(bad, _mm_andnot_si128(_mm_and_si128(_mm_cmpeq_epi8(next, one), ends), colons_here));
+      }
     }
     colons += sum(c);
     newlines += sum(n);
+    if (_mm_movemask_epi8(bad) != 0) ones = false;
   }
 #endif
   for (; p < end; ++p) {
     colons += *p == ':';
     newlines += *p == '\n';
+    if (ones && *p == ':' && !colon_then_one(p, end)) ones = false;
   }
+  if (unit != nullptr) *unit = ones;
   return {colons, newlines};
 }
 
@@ -262,7 +296,10 @@ inline std::pair<std::size_t, std::size_t> count_colons_newlines(const char* p, 
 // line (a last line may lack its newline) and a stored value per ':' (true of
 // LIBSVM text, where every value follows its own colon). `*_cap` get the
 // offsets of the windows, which the chunks are placed on.
-inline void place_chunks(std::string_view text, const std::vector<std::size_t>& bounds, std::vector<Chunk>& chunks,
+// Returns whether every value in the text is "1" (count_colons_newlines'
+// unit check): then no value is stored (Column::discard) and the Dataset
+// gets unit values after the merge (set_unit_values).
+inline bool place_chunks(std::string_view text, const std::vector<std::size_t>& bounds, std::vector<Chunk>& chunks,
                          Dataset& ds, std::vector<std::uint64_t>& row_cap, std::vector<std::uint64_t>& nnz_cap) {
   std::vector<std::uint64_t>& row_ptr = ds.row_ptr.own();  // the reader fills owned arrays
   std::vector<std::uint32_t>& indices = ds.indices.own();
@@ -270,26 +307,36 @@ inline void place_chunks(std::string_view text, const std::vector<std::size_t>& 
   const std::size_t n_chunks = chunks.size();
   row_cap.assign(n_chunks + 1, 0);
   nnz_cap.assign(n_chunks + 1, 0);
+  std::vector<char> unit(n_chunks, 1);
   parallel_for_index(n_chunks, [&](std::size_t ci) {
-    const auto [colons, newlines] = count_colons_newlines(text.data() + bounds[ci], text.data() + bounds[ci + 1]);
+    bool ones = true;
+    const auto [colons, newlines] =
+        count_colons_newlines(text.data() + bounds[ci], text.data() + bounds[ci + 1], &ones);
     row_cap[ci + 1] = newlines + 1;
     nnz_cap[ci + 1] = colons;
+    unit[ci] = ones ? 1 : 0;
   });
   for (std::size_t ci = 0; ci < n_chunks; ++ci) {
     row_cap[ci + 1] += row_cap[ci];
     nnz_cap[ci + 1] += nnz_cap[ci];
   }
+  const bool unit_values = std::find(unit.begin(), unit.end(), 0) == unit.end();
   resize_populated(ds.labels, row_cap[n_chunks]);
   resize_populated(row_ptr, row_cap[n_chunks] + 1);
   resize_populated(indices, nnz_cap[n_chunks]);
-  resize_populated(values, nnz_cap[n_chunks]);
+  if (!unit_values) resize_populated(values, nnz_cap[n_chunks]);
   for (std::size_t ci = 0; ci < n_chunks; ++ci) {
     const std::size_t rows = row_cap[ci + 1] - row_cap[ci], nnz = nnz_cap[ci + 1] - nnz_cap[ci];
     chunks[ci].labels.place(ds.labels.data() + row_cap[ci], rows);
     chunks[ci].row_ends.place(row_ptr.data() + row_cap[ci] + 1, rows);
     chunks[ci].indices.place(indices.data() + nnz_cap[ci], nnz);
-    chunks[ci].values.place(values.data() + nnz_cap[ci], nnz);
+    if (unit_values) {
+      chunks[ci].values.discard();
+    } else {
+      chunks[ci].values.place(values.data() + nnz_cap[ci], nnz);
+    }
   }
+  return unit_values;
 }
 
 // Parse every chunk's lines with `parse_line(line, end, chunk)`; the first
@@ -350,7 +397,7 @@ inline std::vector<int> global_label_ids(const Chunk& c, const std::vector<std::
 // value was stored), then translate labels and row ends in place.
 inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vector<std::uint64_t>& row_cap,
                          const std::vector<std::uint64_t>& nnz_cap, const std::vector<std::uint64_t>& row_offset,
-                         const std::vector<std::uint64_t>& nnz_offset) {
+                         const std::vector<std::uint64_t>& nnz_offset, bool unit_values) {
   std::vector<std::uint64_t>& row_ptr = ds.row_ptr.own();  // the reader fills owned arrays
   std::vector<std::uint32_t>& indices = ds.indices.own();
   std::vector<float>& values = ds.values.own();
@@ -359,7 +406,7 @@ inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vec
     const std::size_t rows = chunks[ci].labels.size(), nnz = chunks[ci].indices.size();
     if (nnz_cap[ci] != nnz_offset[ci] && nnz > 0) {
       std::memmove(indices.data() + nnz_offset[ci], indices.data() + nnz_cap[ci], nnz * sizeof(std::uint32_t));
-      std::memmove(values.data() + nnz_offset[ci], values.data() + nnz_cap[ci], nnz * sizeof(float));
+      if (!unit_values) std::memmove(values.data() + nnz_offset[ci], values.data() + nnz_cap[ci], nnz * sizeof(float));
     }
     if (row_cap[ci] != row_offset[ci] && rows > 0) {
       std::memmove(ds.labels.data() + row_offset[ci], ds.labels.data() + row_cap[ci], rows * sizeof(int));
@@ -377,7 +424,7 @@ inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vec
   ds.labels.resize(row_offset[n_chunks]);
   row_ptr.resize(row_offset[n_chunks] + 1);
   indices.resize(nnz_offset[n_chunks]);
-  values.resize(nnz_offset[n_chunks]);
+  if (!unit_values) values.resize(nnz_offset[n_chunks]);
   // Text full of explicit zeros (or blank lines) leaves much of the room
   // unused: give it back rather than keep it for the Dataset's lifetime.
   auto trim_room = [](auto& v) {
@@ -386,7 +433,11 @@ inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vec
   trim_room(ds.labels);
   trim_room(row_ptr);
   trim_room(indices);
-  trim_room(values);
+  if (unit_values) {
+    set_unit_values(ds);
+  } else {
+    trim_room(values);
+  }
 }
 
 // Chunks parsed into their own arrays: copy them into ds.
@@ -428,7 +479,7 @@ Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t
   Dataset ds;
   ds.source = name;
   std::vector<std::uint64_t> row_cap, nnz_cap;
-  if (colon_per_value) place_chunks(text, bounds, chunks, ds, row_cap, nnz_cap);
+  const bool unit_values = colon_per_value && place_chunks(text, bounds, chunks, ds, row_cap, nnz_cap);
   parse_all(text, bounds, chunks, parse_line, fast_line);
 
   std::size_t line_offset = first_line - 1;
@@ -453,7 +504,7 @@ Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t
   }
   ds.dimension = static_cast<std::uint32_t>(max_index);
   if (colon_per_value) {
-    merge_placed(chunks, ds, row_cap, nnz_cap, row_offset, nnz_offset);
+    merge_placed(chunks, ds, row_cap, nnz_cap, row_offset, nnz_offset, unit_values);
   } else {
     merge_owned(chunks, ds, row_offset, nnz_offset);
   }

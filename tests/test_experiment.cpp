@@ -175,6 +175,29 @@ TEST_CASE("subset copies the chosen rows and keeps classes and dimension", "[exp
   }
 }
 
+TEST_CASE("subset of indicator data keeps its values unstored, the rows as a copy's", "[experiment]") {
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += (i % 3 ? "1" : "-1") + (" " + std::to_string(1 + i % 7) + ":1 " + std::to_string(9 + i % 5) + ":1\n");
+  const Dataset unit = pegasos::parse_libsvm(text, "u.svm", {});
+  REQUIRE(unit.has_unit_values());
+  const Dataset stored = unit;  // an owning copy: stored ones
+  REQUIRE_FALSE(stored.has_unit_values());
+  const std::vector<std::size_t> rows{0, 5, 6, 100, 199};
+  const Dataset a = subset(unit, rows), b = subset(stored, rows);
+  CHECK(a.has_unit_values());
+  CHECK_FALSE(b.has_unit_values());
+  CHECK(a.values == b.values);
+  CHECK(a.indices == b.indices);
+  CHECK(a.row_ptr == b.row_ptr);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const RowView x = a.row(k), y = b.row(k);
+    REQUIRE(x.nnz == y.nnz);
+    CHECK(std::equal(x.values, x.values + x.nnz, y.values));
+    CHECK(std::equal(x.indices, x.indices + x.nnz, y.indices));
+  }
+  CHECK(subset(unit, {}).size() == 0);
+}
+
 TEST_CASE("best_index: argmax or argmin, first on ties, NaN never wins", "[experiment]") {
   CHECK(best_index({0.2, 0.9, 0.5}, true) == 1);
   CHECK(best_index({0.2, 0.9, 0.9}, true) == 1);

@@ -705,6 +705,93 @@ TEST_CASE("libsvm: rows parsed in place equal a brute-force parse wherever the b
   }
 }
 
+// Every row as row() hands it out, against a reference CSR.
+void require_rows_as_views(const Dataset& ds, const Csr& ref) {
+  REQUIRE(ds.size() + 1 == ref.row_ptr.size());
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const pegasos::RowView x = ds.row(i);
+    REQUIRE(x.nnz == ref.row_ptr[i + 1] - ref.row_ptr[i]);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      REQUIRE(x.indices[j] == ref.indices[ref.row_ptr[i] + j]);
+      REQUIRE(std::bit_cast<std::uint32_t>(x.values[j]) == std::bit_cast<std::uint32_t>(ref.values[ref.row_ptr[i] + j]));
+    }
+  }
+}
+
+// Indicator text as a9a: "LABEL IDX:1 IDX:1 ...", over `min_bytes`.
+std::string indicator_text(std::uint64_t seed, std::size_t min_bytes, const char* separator = " ") {
+  pegasos::Rng rng(seed);
+  std::string text;
+  while (text.size() < min_bytes) {
+    text += rng.below(2) ? "+1" : "-1";
+    std::uint64_t index = 0;
+    for (std::uint64_t k = rng.below(20); k > 0; --k) {
+      index += 1 + rng.below(rng.below(10) == 0 ? 5000 : 12);
+      text += separator + std::to_string(index) + ":1";
+    }
+    text += rng.below(3) == 0 ? " \n" : "\n";
+  }
+  return text;
+}
+
+TEST_CASE("libsvm: indicator data (every value 1) stores no values and reads the same rows", "[io]") {
+  // Over 8 MB (several chunks; 16 mappings of the ones' memory file or
+  // more), short texts, a tab or CR after the values, the last value at the
+  // very end of the text: the values are the ones of a brute-force parse,
+  // through values[] and through row(), by both parsers.
+  std::vector<std::string> texts = {indicator_text(3, std::size_t{9} << 20), indicator_text(4, 5000, "\t"),
+                                    "1 1:1 3:1\r\n-1 2:1\r\n", "1 1:1\n-1 4:1 7:1", "1 1:1 qid:1 2:1\n-1 2:1\n",
+                                    "1 1:1\n-1\n\n1 5:1 # c\n"};
+  for (const std::string& text : texts) {
+    INFO(text.substr(0, 60));
+    const Dataset ds = libsvm(text);
+    CHECK(ds.has_unit_values());
+    const Csr ref = brute_force_libsvm(text);
+    require_brute_force_rows(ds, ref);
+    require_rows_as_views(ds, ref);
+    ReadOptions general;
+    general.libsvm_fast_path = false;
+    require_same_data(pegasos::parse_libsvm(text, "t.svm", general), ds);
+  }
+  // Any other value anywhere (also 1 spelled otherwise, a 1 in a comment's
+  // pair, an explicit zero): the values are stored as usual.
+  const std::string big = indicator_text(5, std::size_t{9} << 20);
+  for (const std::string& text : std::vector<std::string>{big + "1 3:2\n", "1 1:1 2:1.0\n", "1 1:10\n", "1 1:1 # a:2\n", "1 1:1 2:0\n",
+                                   "1 1:01\n", "-1 2:+1\n" + big}) {
+    INFO(text.substr(0, 60));
+    const Dataset ds = libsvm(text);
+    CHECK_FALSE(ds.has_unit_values());
+    require_brute_force_rows(ds, brute_force_libsvm(text));
+  }
+}
+
+TEST_CASE("libsvm: changing or copying unit values copies them out first", "[io]") {
+  const std::string text = indicator_text(6, std::size_t{5} << 20);
+  const Csr ref = brute_force_libsvm(text);
+  Dataset ds = libsvm(text);
+  REQUIRE(ds.has_unit_values());
+  const Dataset copy = ds;  // an owning copy: rows read at their own offsets
+  CHECK_FALSE(copy.has_unit_values());
+  require_rows_as_views(copy, ref);
+  // A change (here through own(), as normalize_rows and the sample-weight
+  // filter do): every row still reads its own values, the changed one too.
+  std::vector<float>& values = ds.values.own();
+  CHECK_FALSE(ds.has_unit_values());
+  REQUIRE(values.size() == ref.values.size());
+  const std::size_t last = ds.size() - 1;
+  REQUIRE(ds.row_ptr[last + 1] > ds.row_ptr[last]);
+  values[ds.row_ptr[last]] = 4.0f;
+  Csr changed = ref;
+  changed.values[ds.row_ptr[last]] = 4.0f;
+  require_rows_as_views(ds, changed);
+  // normalize_rows on unit values: each row 1/sqrt(nnz), as on stored ones.
+  Dataset unit = libsvm(text);
+  Dataset stored = unit;
+  unit.normalize_rows();
+  stored.normalize_rows();
+  require_same_data(unit, stored);
+}
+
 TEST_CASE("libsvm: text of explicit zeros leaves no unused room in the Dataset", "[io]") {
   // Nine of ten values are zeros: the counted room is ten times the rows'
   // non-zeros; what is not used is given back.
@@ -720,12 +807,29 @@ TEST_CASE("readers: counting colons and newlines agrees with a byte loop at ever
   pegasos::Rng rng(5);
   std::string text;
   for (int i = 0; i < 300; ++i) text += ":\nab1 "[rng.below(6)];
-  for (std::size_t begin = 0; begin < 40; ++begin) {
+  // Stretches of indicator pairs, so that the unit verdict is true for
+  // some ranges (at every alignment within the 16-byte steps).
+  for (int i = 0; i < 40; ++i) text += rng.below(4) == 0 ? "\t7:1\r" : " 12:1";
+  for (int i = 0; i < 100; ++i) text += ":\n1 \x80"[rng.below(5)];
+  std::vector<std::size_t> begins;
+  for (std::size_t b = 0; b < 40; ++b) begins.push_back(b);
+  for (std::size_t b = 300; b < 340; ++b) begins.push_back(b);
+  for (const std::size_t begin : begins) {
     for (std::size_t end = begin; end <= text.size(); end += 1 + rng.below(5)) {
+      bool unit = true;
       const auto [colons, newlines] =
-          pegasos::reader_detail::count_colons_newlines(text.data() + begin, text.data() + end);
+          pegasos::reader_detail::count_colons_newlines(text.data() + begin, text.data() + end, &unit);
       REQUIRE(colons == static_cast<std::size_t>(std::count(text.begin() + begin, text.begin() + end, ':')));
       REQUIRE(newlines == static_cast<std::size_t>(std::count(text.begin() + begin, text.begin() + end, '\n')));
+      // Every ':' followed by "1" and then the end or a byte <= ' ' (signed).
+      bool ones = true;
+      for (std::size_t q = begin; q < end; ++q) {
+        if (text[q] != ':') continue;
+        const bool one = q + 1 < end && text[q + 1] == '1' &&
+                         (q + 2 == end || static_cast<signed char>(text[q + 2]) <= ' ');
+        ones = ones && one;
+      }
+      REQUIRE(unit == ones);
     }
   }
 }
