@@ -61,7 +61,7 @@ inline std::uint64_t digits8_value(std::uint64_t w, std::size_t k) {
 // then a space or the newline: count and indicator data, a9a's "5:1 "),
 // read from one 8-byte load with no byte-by-byte loop, whose exit on
 // indices of varying length is a mispredicted branch. kRead: stored (unless
-// D is 0), p at the space or newline; kBadIndex: 0, not increasing or too
+// D is 0), p past the space or at the newline; kBadIndex: 0, not increasing or too
 // large (the line fails); kOther: not of that form, nothing read. A line
 // with a pair of another form reads its remaining pairs the general way,
 // which is faster on longer tokens ("3113:0.10177").
@@ -81,7 +81,7 @@ inline OneLoad one_load_pair(const char*& p, const char* end, Chunk& c, std::uin
     c.indices.push_back(static_cast<std::uint32_t>(index - 1));
     c.values.push_back(static_cast<float>(digit));
   }
-  p += k + 2;
+  p += term == ' ' ? k + 3 : k + 2;  // past one space, or at the newline
   return OneLoad::kRead;
 }
 
