@@ -88,6 +88,7 @@ class CompactFeatures {
     Dataset& d = c.data_;
     d.row_ptr = Buffer<std::uint64_t>::borrow(data.row_ptr.data(), data.row_ptr.size());
     d.values = Buffer<float>::borrow(data.values.data(), data.values.size());
+    d.unit_values = data.unit_values;  // unit values stay unit: every row reads the array's start
     std::vector<std::uint32_t> renumbered;
     resize_populated(renumbered, nnz);
     parallel_for_index(data.size(), [&](std::size_t i) {

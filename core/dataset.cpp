@@ -367,7 +367,7 @@ namespace {
 
 // A read-only array of n floats equal to 1 that holds a few pages of memory:
 // one memory file of `segment` bytes of ones, mapped again and again over
-// the range (at most 256 mappings, whatever n). Every row's values then come
+// the range (at most 257 mappings, whatever n). Every row's values then come
 // from the same cached lines, where stored ones took 4 bytes a non-zero to
 // write, fault in and read (a9a-like text: 43 MB of the 95 MB a parse
 // produces). nullptr where the system has no memory files or refuses.
@@ -412,6 +412,17 @@ std::shared_ptr<const float> map_ones(std::size_t n) {
 
 void set_unit_values(Dataset& data) {
   const std::size_t n = data.nnz();
+  // Below a memory file's smallest segment, an ordinary array of ones: a
+  // mapping's setup (about 65 µs) would cost more than the ones it spares,
+  // and `predict --line-buffered` reads a line at a time.
+  constexpr std::size_t kMapFrom = (std::size_t{64} << 10) / sizeof(float);
+  if (n < kMapFrom) {
+    std::shared_ptr<float[]> ones(new float[std::max<std::size_t>(n, 1)]);
+    std::fill_n(ones.get(), std::max<std::size_t>(n, 1), 1.0f);
+    data.unit_values = std::shared_ptr<const float>(ones, ones.get());
+    data.values = Buffer<float>::borrow(data.unit_values.get(), n);
+    return;
+  }
   data.unit_values = map_ones(n);
   if (data.unit_values) {
     data.values = Buffer<float>::borrow(data.unit_values.get(), n);

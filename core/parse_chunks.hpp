@@ -77,7 +77,7 @@ class Column {
     }
   }
   void reserve(std::size_t n) {  // filled once, in order: as huge pages from 4 MiB
-    if (window_ != nullptr || n <= own_.capacity()) return;
+    if (window_ != nullptr || discard_ || n <= own_.capacity()) return;
     own_.reserve(n);
     advise_huge_pages(own_.data(), own_.capacity() * sizeof(T));
   }
