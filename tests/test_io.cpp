@@ -366,15 +366,17 @@ TEST_CASE("libsvm: CRLF line ends and a UTF-8 BOM give the same data as plain LF
   require_same_data(a, libsvm("1 1:0.5 3:2\n-1 2:1\n1 3:4"));
 }
 
-// Read `text` with the fast path on and with the general parser only; both
-// must give the same data (or the same error).
-Dataset libsvm_both(const std::string& text) {
-  ReadOptions general;
+// Read `text` with the fast path on and with the general parser only (both
+// with `options` otherwise); both must give the same data (or the same
+// error, thrown again).
+Dataset libsvm_both(const std::string& text, const ReadOptions& options = {}) {
+  ReadOptions fast = options, general = options;
+  fast.libsvm_fast_path = true;
   general.libsvm_fast_path = false;
   std::string fast_error, general_error;
   Dataset a, b;
   try {
-    a = libsvm(text);
+    a = libsvm(text, fast);
   } catch (const InputError& e) {
     fast_error = e.what();
   }
@@ -696,12 +698,9 @@ TEST_CASE("libsvm: rows parsed in place equal a brute-force parse wherever the b
   const std::string dirty = make_big_text(31, std::size_t{1} << 20).text();
   const std::string clean = clean_libsvm_text(32, std::size_t{9} << 20);
   for (const std::string& text : {clean, dirty + clean, clean + dirty, dirty + clean + dirty + clean.substr(0, clean.find('\n', 77))}) {
-    const Dataset ds = libsvm(text);
+    const Dataset ds = libsvm_both(text);  // the general parser gives the same data
     const Csr ref = brute_force_libsvm(text);
     require_brute_force_rows(ds, ref);
-    ReadOptions general;
-    general.libsvm_fast_path = false;
-    require_same_data(pegasos::parse_libsvm(text, "t.svm", general), ds);
   }
 }
 
@@ -744,14 +743,11 @@ TEST_CASE("libsvm: indicator data (every value 1) stores no values and reads the
                                     "1 1:1\n-1\n\n1 5:1 # c\n"};
   for (const std::string& text : texts) {
     INFO(text.substr(0, 60));
-    const Dataset ds = libsvm(text);
+    const Dataset ds = libsvm_both(text);  // the general parser gives the same data
     CHECK(ds.has_unit_values());
     const Csr ref = brute_force_libsvm(text);
     require_brute_force_rows(ds, ref);
     require_rows_as_views(ds, ref);
-    ReadOptions general;
-    general.libsvm_fast_path = false;
-    require_same_data(pegasos::parse_libsvm(text, "t.svm", general), ds);
   }
   // Any other value anywhere (also 1 spelled otherwise, a 1 in a comment's
   // pair, an explicit zero): the values are stored as usual.
@@ -873,23 +869,12 @@ TEST_CASE("libsvm: the one-pass fast path and the general parser agree on every 
     }
     INFO(text);
     for (const bool require_labels : {true, false}) {
-      ReadOptions fast, general;
-      fast.require_labels = general.require_labels = require_labels;
-      general.libsvm_fast_path = false;
-      std::string fast_error, general_error;
-      Dataset a, b;
+      ReadOptions options;
+      options.require_labels = require_labels;
       try {
-        a = pegasos::parse_libsvm(text, "t.svm", fast);
-      } catch (const InputError& e) {
-        fast_error = e.what();
+        libsvm_both(text, options);  // the same data or the same error
+      } catch (const InputError&) {
       }
-      try {
-        b = pegasos::parse_libsvm(text, "t.svm", general);
-      } catch (const InputError& e) {
-        general_error = e.what();
-      }
-      REQUIRE(fast_error == general_error);
-      if (fast_error.empty()) require_same_data(a, b);
     }
   }
   // Values alone, on valid lines: both paths give the correctly rounded float
@@ -945,22 +930,10 @@ TEST_CASE("libsvm: pairs read from one 8-byte load agree with the general parser
       if (l + 1 < lines || rng.uniform() < 0.5) text += rng.uniform() < 0.3 ? " \n" : "\n";
     }
     INFO(text);
-    ReadOptions general;
-    general.libsvm_fast_path = false;
-    std::string fast_error, general_error;
-    Dataset a, b;
     try {
-      a = pegasos::parse_libsvm(text, "t.svm", ReadOptions{});
-    } catch (const InputError& e) {
-      fast_error = e.what();
+      libsvm_both(text);  // the same data or the same error
+    } catch (const InputError&) {
     }
-    try {
-      b = pegasos::parse_libsvm(text, "t.svm", general);
-    } catch (const InputError& e) {
-      general_error = e.what();
-    }
-    REQUIRE(fast_error == general_error);
-    if (fast_error.empty()) require_same_data(a, b);
   }
 }
 
