@@ -412,26 +412,18 @@ std::shared_ptr<const float> map_ones(std::size_t n) {
 
 void set_unit_values(Dataset& data) {
   const std::size_t n = data.nnz();
-  // Below a memory file's smallest segment, an ordinary array of ones: a
-  // mapping's setup (about 65 µs) would cost more than the ones it spares,
-  // and `predict --line-buffered` reads a line at a time.
+  // From a memory file's smallest segment on, the mapping; below it (its
+  // setup, about 65 µs, would cost more than the ones it spares, and
+  // `predict --line-buffered` reads a line at a time), or where the system
+  // refuses one, an ordinary shared array of ones.
   constexpr std::size_t kMapFrom = (std::size_t{64} << 10) / sizeof(float);
-  if (n < kMapFrom) {
+  if (n >= kMapFrom) data.unit_values = map_ones(n);
+  if (!data.unit_values) {
     std::shared_ptr<float[]> ones(new float[std::max<std::size_t>(n, 1)]);
     std::fill_n(ones.get(), std::max<std::size_t>(n, 1), 1.0f);
     data.unit_values = std::shared_ptr<const float>(ones, ones.get());
-    data.values = Buffer<float>::borrow(data.unit_values.get(), n);
-    return;
   }
-  data.unit_values = map_ones(n);
-  if (data.unit_values) {
-    data.values = Buffer<float>::borrow(data.unit_values.get(), n);
-    return;
-  }
-  std::vector<float> ones;
-  resize_populated(ones, n);
-  std::fill(ones.begin(), ones.end(), 1.0f);
-  data.values = std::move(ones);
+  data.values = Buffer<float>::borrow(data.unit_values.get(), n);
 }
 
 Dataset dense_rows_like(const Dataset& like, std::uint32_t width) {

@@ -163,8 +163,8 @@ class Dataset {
 };
 
 // Make `data`'s values nnz() ones without storing them (Dataset::unit_values):
-// a read-only mapping of a few pages, or, where the system refuses one,
-// an ordinary array of ones.
+// a read-only mapping of a few pages, or, for small data or where the
+// system refuses one, an ordinary shared array of ones.
 void set_unit_values(Dataset& data);
 
 // A Dataset of `like`'s rows (labels, sample weights, classes, source, row
