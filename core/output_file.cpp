@@ -324,6 +324,13 @@ void make_output_directory(const std::string& path) {
   if (!std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot create the output folder: not a directory");
 }
 
+void check_output_creatable(const std::string& path) {
+  if (path.empty() || path == "-" || inherited_descriptor(path) >= 0) return;
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return;
+  const OutputFile probe(path);  // never committed: its temporary file is removed, the target untouched
+}
+
 void write_output(const std::string& path, std::string_view content) {
   OutputFile out(path);
   out.write(content);

@@ -83,6 +83,13 @@ class OutputFile {
 // place for "-", FIFOs, devices and sockets).
 void write_output(const std::string& path, std::string_view content);
 
+// Fail before the work, not after it: throws the InputError that opening
+// `path` as an OutputFile would (a directory, a missing folder, no permission,
+// a read-only file system), by creating and removing its temporary file.
+// Standard output, descriptors, FIFOs, devices and sockets are not opened (a
+// FIFO's open waits for a reader): they are checked when written.
+void check_output_creatable(const std::string& path);
+
 // Create directory `path` and its parents where missing (InputError naming
 // it when that fails: a file in the way, no permission, ...).
 void make_output_directory(const std::string& path);

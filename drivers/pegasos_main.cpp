@@ -377,6 +377,9 @@ void refuse_output_over_input(const Commands& c, bool train, bool predict, bool 
   std::vector<NamedInput> inputs = {{"the data", &c.data_path}, {"the config", &c.config_path}, {"the weights", &c.inputs.weights_file}};
   if (!train) inputs.push_back({"the model", &c.model_path});
   refuse_overwriting(out, inputs);
+  // A path the output cannot be written to fails now, not after the
+  // training (or cross-validation) it would have ended.
+  check_output_creatable(out);
 }
 
 int main_impl(int argc, char** argv) {

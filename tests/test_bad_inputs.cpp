@@ -396,6 +396,52 @@ TEST_CASE("bad inputs: killing train while it writes never leaves a truncated mo
   CHECK(caught_writing >= 2);
 }
 
+// An output that cannot be written is reported before the work, not after
+// it: with data that has an error on its last line, the error named is the
+// output's (a later check would have named the data). A writable output is
+// left as it was, with no temporary file, when the run then fails.
+TEST_CASE("bad inputs: an output that cannot be written fails before the data is read", "[robust][io]") {
+  TempDir dir;
+  const std::string good = dir.file("good.svm"), bad = dir.file("bad.svm");
+  std::string rows;
+  for (int i = 0; i < 40; ++i) rows += (i % 2 ? "1 1:0.5 3:1\n" : "-1 2:0.25 3:-1\n");
+  write_text(good, rows);
+  write_text(bad, rows + "1 4:oops\n");
+  const std::string model = dir.file("model.json");
+  REQUIRE(run_pegasos(dir, {"train", "-q", good, model}).code() == 0);
+  fs::create_directory(dir.file("folder"));
+  const std::string missing = dir.file("no/such/place/out.txt"), folder = dir.file("folder");
+  struct Case {
+    std::vector<std::string> args;
+    std::string names;  // what the error must name
+  };
+  const std::vector<Case> cases = {
+      {{"train", "-q", bad, missing}, "no/such/place/out.txt: cannot create output file"},
+      {{"train", "-q", bad, folder}, "folder: cannot write output: is a directory"},
+      {{"train", "-q", "--cv", "2", "--refit", bad, folder}, "is a directory"},
+      {{"predict", model, bad, "-o", missing}, "no/such/place/out.txt: cannot create output file"},
+      {{"eval", "-j", folder, model, bad}, "is a directory"},
+      {{"featurize", "--model", model, bad, missing}, "no/such/place/out.txt: cannot create output file"},
+  };
+  for (const Case& c : cases) {
+    const SpawnedRun r = run_pegasos(dir, c.args);
+    INFO("pegasos " << join(c.args) << "\n" << r.describe() << "\nstderr: " << r.err);
+    check_no_crash(r);
+    CHECK(r.code() == 2);
+    CHECK_THAT(r.err, Contains(c.names));
+    CHECK_THAT(r.err, !Contains("oops"));
+  }
+  CHECK_FALSE(fs::exists(dir.file("no")));
+  // Writable: the data's error is reported, the old model is untouched and
+  // the check's temporary file is gone.
+  const std::string before = read_text(model);
+  const SpawnedRun r = run_pegasos(dir, {"train", "-q", bad, model});
+  CHECK(r.code() == 2);
+  CHECK_THAT(r.err, Contains("bad.svm"));
+  CHECK(read_text(model) == before);
+  CHECK(dir.entries("model.json.tmp-").empty());
+}
+
 TEST_CASE("bad inputs: labels must be well-formed UTF-8 of at most 1024 bytes", "[robust][io]") {
   using pegasos::canonical_label;
   for (const char* ok : {"café", "日本語", "\xF0\x9F\x98\x80", "\xEF\xBF\xBD", "\xF4\x8F\xBF\xBF", "ham"}) {
