@@ -80,6 +80,44 @@ struct Input {
   }
 };
 
+// Numeric labels with a few words among them ("1", "-1" and "l", or "+")
+// are more likely a typo than classes (LIBLINEAR rejects such a line): the
+// run goes on, with a warning naming the other labels and the example where
+// the first of them occurs.
+void warn_mixed_labels(const Dataset& data, const std::string& path) {
+  auto numeric = [](const std::string& s) {
+    double v = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    return !s.empty() && r.ec == std::errc() && r.ptr == s.data() + s.size();
+  };
+  std::vector<int> is_word(data.classes.size(), 0);
+  std::size_t numbers = 0, words = 0;
+  for (std::size_t k = 0; k < data.classes.size(); ++k) {
+    is_word[k] = numeric(data.classes[k]) ? 0 : 1;
+    (is_word[k] ? words : numbers) += 1;
+  }
+  if (numbers == 0 || words == 0) return;
+  std::size_t first = 0;
+  while (first < data.labels.size() && !(data.labels[first] >= 0 && is_word[static_cast<std::size_t>(data.labels[first])])) {
+    ++first;
+  }
+  // Up to five of each kind, then "...".
+  auto listed = [&](int word) {
+    std::string list;
+    std::size_t shown = 0;
+    for (std::size_t k = 0; k < data.classes.size() && shown < 5; ++k) {
+      if (is_word[k] != word) continue;
+      list += (shown++ ? ", " : "") + (word ? "\"" + data.classes[k] + "\"" : data.classes[k]);
+    }
+    if ((word ? words : numbers) > shown) list += ", ...";
+    return list;
+  };
+  std::fprintf(stderr,
+               "warning: %s: labels mix numbers (%s) and other text (%s, the first at example %zu): "
+               "a typo? every distinct label is a class\n",
+               input_name(path).c_str(), listed(0).c_str(), listed(1).c_str(), first + 1);
+}
+
 }  // namespace
 
 TextCorpus noted(TextCorpus corpus) {
@@ -113,6 +151,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
                        " is numeric data (featurizations differ)");
     }
     out.data = input.numeric(config.read);
+    warn_mixed_labels(out.data, path);
     check_weights_fit(out.data, path);
     return out;
   }

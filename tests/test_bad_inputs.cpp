@@ -442,6 +442,41 @@ TEST_CASE("bad inputs: an output that cannot be written fails before the data is
   CHECK(dir.entries("model.json.tmp-").empty());
 }
 
+// A word among numeric labels is most likely a typo (LIBLINEAR rejects the
+// line): training goes on (every distinct label is a class) with a warning
+// naming it and the first example that has it; all-numeric or all-word
+// labels say nothing.
+TEST_CASE("bad inputs: a word among numeric labels is trained on with a warning naming it", "[robust]") {
+  TempDir dir;
+  const std::string model = dir.file("model.json");
+  struct Case {
+    std::string text, warning;  // warning "": none expected
+    std::size_t classes;
+  };
+  const std::vector<Case> cases = {
+      {"1 1:1\n-1 2:1\n1 1:1\nl 1:1\n", "labels mix numbers (-1, 1) and other text (\"l\", the first at example 4)", 3},
+      {"+ 1:1\n-1 2:1\n", "labels mix numbers (-1) and other text (\"+\", the first at example 1)", 2},
+      {"# c\n\n3 1:1\n2 1:1\n1 1:1\n4 1:1\n5 1:1\n6 1:1\na 2:1\nb 2:1\nc 2:1\nd 2:1\ne 2:1\nf 2:1\n",
+       "labels mix numbers (1, 2, 3, 4, 5, ...) and other text (\"a\", \"b\", \"c\", \"d\", \"e\", ..., the first at example 7)", 12},
+      {"1 1:1\n-1 2:1\n+1 1:1\n1.0 2:1\n", "", 2},
+      {"ham 1:1\nspam 2:1\n", "", 2},
+  };
+  for (const Case& c : cases) {
+    const std::string data = dir.file("labels.svm");
+    write_text(data, c.text);
+    const SpawnedRun r = run_pegasos(dir, {"train", "-q", data, model});
+    INFO(c.text << "\n" << r.describe() << "\nstderr: " << r.err);
+    REQUIRE(r.code() == 0);
+    CHECK(json::parse(read_text(model))["classes"].size() == c.classes);
+    if (c.warning.empty()) {
+      CHECK(r.err.empty());
+    } else {
+      CHECK_THAT(r.err, Catch::StartsWith("warning: "));
+      CHECK_THAT(r.err, Contains(c.warning));
+    }
+  }
+}
+
 TEST_CASE("bad inputs: labels must be well-formed UTF-8 of at most 1024 bytes", "[robust][io]") {
   using pegasos::canonical_label;
   for (const char* ok : {"café", "日本語", "\xF0\x9F\x98\x80", "\xEF\xBF\xBD", "\xF4\x8F\xBF\xBF", "ham"}) {
