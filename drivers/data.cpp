@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/input_stream.hpp"
+#include "core/memory_limit.hpp"
 #include "io/model_json.hpp"
 #include "io/model_sections_json.hpp"
 #include "text/corpus.hpp"
@@ -26,19 +27,19 @@ namespace {
 // LIBSVM file with hashed or otherwise huge indices, e.g. 2000000000:1,
 // asked for 16 GB and ended in "out of memory" or swapping).
 void check_weights_fit(const Dataset& data, const std::string& path) {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0 || data.dimension == 0) return;
-  const double memory = static_cast<double>(pages) * static_cast<double>(page);
+  const MemoryLimit limit = memory_limit();
+  if (data.dimension == 0) return;
   const std::size_t k = data.classes.size();
   const double outputs = k <= 2 ? 1.0 : static_cast<double>(k);
   const double need = 2.0 * 8.0 * static_cast<double>(data.dimension) * outputs;
-  if (need <= memory) return;
-  char text[256];
+  if (need <= limit.bytes) return;
+  char text[320];
   std::snprintf(text, sizeof text,
                 ": the largest feature index is %u, so training needs at least %.1f GB for the weights (%u features x "
-                "%.0f output%s x 8 bytes, twice), more than this machine's %.1f GB; renumber the features densely "
-                "(are the indices hashes?)",
-                data.dimension, need / 1e9, data.dimension, outputs, outputs == 1.0 ? "" : "s", memory / 1e9);
+                "%.0f output%s x 8 bytes, twice), more than the %.1f GB this process may use (%s); renumber the "
+                "features densely (are the indices hashes?)",
+                data.dimension, need / 1e9, data.dimension, outputs, outputs == 1.0 ? "" : "s", limit.bytes / 1e9,
+                limit.what);
   throw InputError(input_name(path) + text);
 }
 

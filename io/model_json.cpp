@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <cstdint>
 #include <initializer_list>
@@ -10,6 +11,7 @@
 
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
+#include "core/memory_limit.hpp"
 #include "core/fresh_memory.hpp"
 #include "core/objective_table.hpp"
 #include "io/duals_json.hpp"
@@ -264,6 +266,16 @@ void read_model_weights(const json& j, const std::string& name, Model& m, bool c
     }
   }
   if (compact && read_compact_weights(weights, name, m)) return;
+  // Dense: refused where it cannot fit (a 2 KB file saying dimension 2^31
+  // had this allocate 17 GB), with the limit named.
+  if (const MemoryLimit limit = memory_limit();
+      8.0 * static_cast<double>(m.dimension) * static_cast<double>(K) > limit.bytes) {
+    char text[256];
+    std::snprintf(text, sizeof text, "%u features x %zu output%s need %.1f GB as dense weights, more than the %.1f GB "
+                  "this process may use (%s)", m.dimension, K, K == 1 ? "" : "s",
+                  8.0 * static_cast<double>(m.dimension) * static_cast<double>(K) / 1e9, limit.bytes / 1e9, limit.what);
+    bad(name, "/dimension", text);
+  }
   try {
     fill_fresh(m.weights, static_cast<std::size_t>(m.dimension) * K, 0.0);  // hashed text: 2^20 × K
   } catch (const std::bad_alloc&) {

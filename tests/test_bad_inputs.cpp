@@ -477,6 +477,50 @@ TEST_CASE("bad inputs: a word among numeric labels is trained on with a warning 
   }
 }
 
+// Dense weights that cannot fit what this process may use (here `ulimit -v`)
+// are refused with exit 2 naming the file, the field and the limit: a model
+// file whose "dimension" says 2e9 (two non-zero weights), and training data
+// whose largest index is 1e9. `predict` reads the same model compact and
+// scores it. (Not under the sanitizers, which reserve terabytes of address
+// space and cannot run under an address-space limit.)
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST_CASE("bad inputs: weights beyond the process's memory limit are refused naming the limit", "[robust]") {
+  TempDir dir;
+  const std::string data = dir.file("two.svm"), model = dir.file("model.json"), huge = dir.file("huge.json");
+  write_text(data, "1 1:1\n-1 1000:1\n");
+  REQUIRE(run_pegasos(dir, {"train", "-q", data, model}).code() == 0);
+  std::string text = read_text(model);
+  const std::string from = "\"dimension\": 1000";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "\"dimension\": 2000000000");
+  write_text(huge, text);
+  const std::string wide = dir.file("wide.svm");
+  write_text(wide, "1 1:1\n-1 1000000000:1\n");
+  auto limited = [&](const std::string& args) {
+    const std::string err = dir.file("limited.err"), out = dir.file("limited.out");
+    const std::string command = "ulimit -v 3000000 && exec '" + std::string(PEGASOS_BINARY) + "' " + args + " >'" + out +
+                                "' 2>'" + err + "'";
+    const int status = std::system(command.c_str());
+    return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(err));
+  };
+  for (const std::string& cmd : {"eval '" + huge + "' '" + data + "'", "inspect '" + huge + "'"}) {
+    const auto [code, err] = limited(cmd);
+    INFO(cmd << "\n" << err);
+    CHECK(code == 2);
+    CHECK_THAT(err, Contains("huge.json: /dimension: 2000000000 features x 1 output need 16.0 GB as dense weights"));
+    CHECK_THAT(err, Contains("(ulimit -v)"));
+  }
+  const auto [pcode, perr] = limited("predict '" + huge + "' '" + data + "'");
+  INFO(perr);
+  CHECK(pcode == 0);
+  const auto [tcode, terr] = limited("train -q '" + wide + "' '" + dir.file("w.json") + "'");
+  INFO(terr);
+  CHECK(tcode == 2);
+  CHECK_THAT(terr, Contains("wide.svm: the largest feature index is 1000000000"));
+  CHECK_THAT(terr, Contains("(ulimit -v)"));
+}
+#endif
+
 TEST_CASE("bad inputs: labels must be well-formed UTF-8 of at most 1024 bytes", "[robust][io]") {
   using pegasos::canonical_label;
   for (const char* ok : {"café", "日本語", "\xF0\x9F\x98\x80", "\xEF\xBF\xBD", "\xF4\x8F\xBF\xBF", "ham"}) {
