@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/errors.hpp"
 #include "drivers/cli_docs.hpp"
 
 namespace pegasos {
@@ -250,6 +251,37 @@ CLI::App* add_run_command(CLI::App& app, Commands& c, bool options) {
 }
 
 }  // namespace
+
+void refuse_flag_and_set(const std::vector<std::string>& sets, const std::string& key, const std::string& flag) {
+  for (const std::string& kv : sets) {
+    const std::size_t eq = kv.find('=');
+    std::string_view k = std::string_view(kv).substr(0, eq);
+    while (!k.empty() && (k.front() == ' ' || k.front() == '\t')) k.remove_prefix(1);
+    while (!k.empty() && (k.back() == ' ' || k.back() == '\t')) k.remove_suffix(1);
+    if (k == key) {
+      throw ConfigError(flag + " and --set " + kv + " both set '" + key + "': give one of them");
+    }
+  }
+}
+
+void OperatingFlags::add_to(std::vector<std::string>& sets) const {
+  if (!max_fpr.empty() && !target_recall.empty()) {
+    throw ConfigError("--max-fpr and --target-recall both choose the threshold: give one of them");
+  }
+  if (calibrate) refuse_flag_and_set(sets, "calibrate", "--calibrate");
+  if (!max_fpr.empty()) refuse_flag_and_set(sets, "max_fpr", "--max-fpr " + max_fpr);
+  if (!target_recall.empty()) refuse_flag_and_set(sets, "target_recall", "--target-recall " + target_recall);
+  if (calibrate) sets.push_back("calibrate=true");
+  if (!max_fpr.empty()) sets.push_back("max_fpr=" + max_fpr);
+  if (!target_recall.empty()) sets.push_back("target_recall=" + target_recall);
+}
+
+void TrainInputs::add_to(std::vector<std::string>& sets) const {
+  if (!init_model.empty()) refuse_flag_and_set(sets, "init_model", "--init-model " + init_model);
+  if (!weights_file.empty()) refuse_flag_and_set(sets, "weights_file", "--weights " + weights_file);
+  if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());
+  if (!weights_file.empty()) sets.push_back("weights_file=" + nlohmann::json(weights_file).dump());
+}
 
 CommandApps add_commands(CLI::App& app, Commands& c, int argc, char** argv) {
   const std::string_view named = named_command(argc, argv);

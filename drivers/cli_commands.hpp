@@ -14,25 +14,23 @@
 
 namespace pegasos {
 
+// A flag that is the short form of a setting, given beside `--set` of the
+// same key (`--calibrate --set calibrate=false`): which one was meant is
+// not ours to guess, so it is an error naming both (exit 2).
+void refuse_flag_and_set(const std::vector<std::string>& sets, const std::string& key, const std::string& flag);
+
 // train --calibrate / --max-fpr / --target-recall: the settings of the same
 // names (README § Probabilities and thresholds), appended to --set.
 struct OperatingFlags {
   bool calibrate = false;
   std::string max_fpr, target_recall;
-  void add_to(std::vector<std::string>& sets) const {
-    if (calibrate) sets.push_back("calibrate=true");
-    if (!max_fpr.empty()) sets.push_back("max_fpr=" + max_fpr);
-    if (!target_recall.empty()) sets.push_back("target_recall=" + target_recall);
-  }
+  void add_to(std::vector<std::string>& sets) const;
 };
 
 // Files `train` reads beside the data: a model to continue from, weights per row.
 struct TrainInputs {
   std::string init_model, weights_file;
-  void add_to(std::vector<std::string>& sets) const {  // after --set: they win over it
-    if (!init_model.empty()) sets.push_back("init_model=" + nlohmann::json(init_model).dump());
-    if (!weights_file.empty()) sets.push_back("weights_file=" + nlohmann::json(weights_file).dump());
-  }
+  void add_to(std::vector<std::string>& sets) const;
 };
 
 // What the command line sets, for every command (each fills its own part).

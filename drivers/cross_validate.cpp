@@ -421,6 +421,10 @@ void check_cv_flags(const CvCommand& cv, const std::string& model_path) {
     if (model_path.empty()) throw ConfigError("train: MODEL_OUT is required (or --cv K to cross-validate)");
     return;
   }
+  if (cv.cold && cv.grid.empty()) {
+    throw ConfigError("--cold: needs --grid lambda=... (it fits each value of the grid from zero instead of along "
+                      "the warm-started path)");
+  }
   if (cv.refit && model_path.empty()) throw ConfigError("--refit: needs MODEL_OUT, where the refit model is written");
   if (!cv.refit && !model_path.empty()) {
     throw ConfigError("--cv: MODEL_OUT '" + model_path + "' given without --refit; with --cv a model is written only "
