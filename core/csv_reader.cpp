@@ -28,6 +28,19 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// A field that opens a quote and does not close it: RFC 4180 quoting of a
+// delimiter inside a field ("b,c"), which this reader does not do (it would
+// split the field and then blame the count of fields or a value).
+bool opens_unclosed_quote(std::string_view trimmed) {
+  return !trimmed.empty() && (trimmed.front() == '"' || trimmed.back() == '"');
+}
+std::string unclosed_quote_message(std::string_view field, char delimiter) {
+  const std::string shown(field.substr(0, 40));
+  const std::string d = delimiter == '\t' ? "tab" : std::string("'") + delimiter + "'";
+  return "field " + quote(shown) + " has an unclosed quote (the " + d +
+         " delimiter inside a quoted field?): quoting a delimiter is not supported; remove it from names and values";
+}
+
 void parse_csv_line(const char* line, const char* end, Chunk& c, const CsvLayout& layout) {
   const char* p = line;
   while (p < end && is_space(*p)) ++p;
@@ -47,7 +60,10 @@ void parse_csv_line(const char* line, const char* end, Chunk& c, const CsvLayout
       throw ParseFailure{column, "too many fields: expected " + std::to_string(layout.fields)};
     }
     std::string_view tok(start, static_cast<std::size_t>(stop - start));
-    if (!tok.empty() && (is_space(tok.front()) || is_space(tok.back()) || tok.front() == '"')) tok = trim(tok);
+    if (!tok.empty() && (is_space(tok.front()) || is_space(tok.back()) || tok.front() == '"' || tok.back() == '"')) {
+      tok = trim(tok);
+      if (opens_unclosed_quote(tok)) throw ParseFailure{column, unclosed_quote_message(tok, layout.delimiter)};
+    }
     if (layout.has_label && field == layout.label_field) {
       if (tok.empty()) throw ParseFailure{column, "missing label (empty field " + std::to_string(field + 1) + ")"};
       try {
@@ -232,6 +248,9 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
   for (std::size_t pos = 0;;) {
     std::size_t d = first.find(layout.delimiter, pos);
     header.push_back(trim(first.substr(pos, d == std::string_view::npos ? std::string_view::npos : d - pos)));
+    if (opens_unclosed_quote(header.back())) {
+      throw InputError(location(name, line_no, pos + 1) + ": " + unclosed_quote_message(header.back(), layout.delimiter));
+    }
     if (d == std::string_view::npos) break;
     pos = d + 1;
   }

@@ -190,7 +190,11 @@ csv("empty_field.csv", "label,x,y\n1,,0.2\n-1,0.1,0.2\n", 2, ["empty field 2"], 
 csv("empty_label.csv", "label,x,y\n,0.3,0.2\n-1,0.1,0.3\n", 2, ["missing label"], "2:1", why="empty label field")
 csv("not_a_number.csv", "label,x,y\n1,abc,0.2\n-1,0.1,0.3\n", 2, ["value 'abc' is not a number"], "2:3", why="text in a feature column")
 csv("decimal_comma.csv", "label;x\n1;0,5\n-1;1\n", 2, ["value '0,5' is not a number"], "2:3", why="decimal comma with ';' separator")
-csv("unbalanced_quote.csv", '1,"0.5",0.2\n-1,",0.1,0.3\n', 2, ["is not a number"], "2:4", why="a lone quote")
+csv("unbalanced_quote.csv", '1,"0.5",0.2\n-1,",0.1,0.3\n', 2, ["unclosed quote"], "2:4", why="a lone quote")
+csv("quoted_delimiter_header.csv", 'label,a,"b,c"\n1,0.5,2\n-1,1,3\n', 2, ["field '\"b' has an unclosed quote", "not supported"], "1:9",
+    why="RFC 4180 quoting of a delimiter in a header name: said so, not 'expected 4 fields' on line 2")
+csv("quoted_delimiter_value.csv", 'label,a,b\n1,"1,5",2\n-1,1,3\n', 2, ["field '\"1' has an unclosed quote"], "2:3",
+    why="a quoted decimal comma: the quote named, not '\"1 is not a number'")
 csv("empty.csv", "", 2, ["no examples"], why="0 bytes")
 csv("header_only.csv", "label,x,y\n", 2, ["no examples"], why="a header and no rows")
 csv("single_column.csv", "1\n-1\n", 2, ["a CSV row needs a label and at least one feature"], "1", why="one field per row")
