@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <string>
 #include <vector>
 #include <string_view>
@@ -75,15 +76,46 @@ inline bool scoring_skips(int depth, std::string_view key) {
   return (depth == 1 && key == "duals") || (depth == 2 && key == "bucket_terms");
 }
 
-// The JSON of a model file; a parse failure is an InputError naming the file.
+// "LINE:COLUMN" of the 0-based byte offset `at` in `text` (1-based, as in
+// editors), and up to 24 bytes from there, for a message.
+inline std::string json_text_position(std::string_view text, std::size_t at) {
+  at = std::min(at, text.size());
+  std::size_t line = 1, line_start = 0;
+  for (std::size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  std::string near(text.substr(at, 24));
+  near = near.substr(0, near.find('\n'));
+  return std::to_string(line) + ":" + std::to_string(at - line_start + 1) + (near.empty() ? "" : " near '" + near + "'");
+}
+
+// The JSON of a model file; a parse failure is an InputError naming the file
+// and the line and column (NaN, a cut-off file, a stray comma).
 // Read by the fast reader (core/json_fast.hpp), nlohmann where it declines.
 inline nlohmann::json parse_model_file(std::string_view text, const std::string& name, ModelUse use = ModelUse::kAll) {
   if (json_nesting::too_deep(text)) throw InputError(name + ": not a valid model file (" + json_nesting::error() + ")");
   try {
     return json_fast::parse_or_throw(text, use != ModelUse::kAll ? scoring_skips : nullptr);
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(name + ": not a valid model file (JSON parse error at byte " + std::to_string(e.byte) + ")");
-  } catch (const nlohmann::json::exception& e) {  // e.g. a number that overflows a double (1e999)
+    // e.byte: 1-based index of the byte the parser stopped at (past the end: a cut-off file).
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+      throw InputError(name + ": not a valid model file (the file is empty)");
+    }
+    if (e.byte >= text.size() + 1) throw InputError(name + ": not a valid model file (JSON ends early: the file is cut off)");
+    throw InputError(name + ":" + json_text_position(text, e.byte > 0 ? e.byte - 1 : 0) +
+                     ": not a valid model file (JSON syntax error)");
+  } catch (const nlohmann::json::out_of_range& e) {  // a number that overflows a double (1e999)
+    const std::string what = e.what();
+    const std::size_t q1 = what.find('\''), q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
+    const std::string token = q2 == std::string::npos ? "" : what.substr(q1 + 1, q2 - q1 - 1);
+    const std::size_t at = token.empty() ? std::string_view::npos : text.find(token);
+    throw InputError(name + (at == std::string_view::npos ? "" : ":" + json_text_position(text, at)) +
+                     ": not a valid model file (a number beyond a double's range" +
+                     (token.empty() ? "" : ", '" + token + "'") + ")");
+  } catch (const nlohmann::json::exception& e) {
     throw InputError(name + ": not a valid model file (" + e.what() + ")");
   }
 }

@@ -244,5 +244,5 @@ TEST_CASE("json_fast: the scoring reader leaves out what nlohmann's callback doe
   // A skipped member is still checked: invalid JSON inside it is an error.
   CHECK_THROWS_WITH(pegasos::json_checks::parse_model_file(R"({"duals": [1,]})", "m.json",
                                                            pegasos::json_checks::ModelUse::kScoring),
-                    Catch::Contains("m.json: not a valid model file (JSON parse error at byte"));
+                    Catch::Contains("m.json:1:14 near ']}': not a valid model file (JSON syntax error)"));
 }

@@ -364,14 +364,19 @@ case("data/good.svm", None, "train", 0, [], set_=['kernel_approximation={"type":
      expect={"dimension": 4}, why="Nyström with every row a landmark")
 
 good_text = json.dumps(GOOD_MODEL, indent=1) + "\n"
-case(d + "truncated.json", good_text[: len(good_text) // 2], "predict", 2, ["truncated.json", "not a valid model file"], why="cut in half")
+def where(text, token):  # "LINE:COLUMN" of token's first occurrence (1-based)
+    at = text.index(token)
+    return f"{text.count(chr(10), 0, at) + 1}:{at - (text.rfind(chr(10), 0, at) + 1) + 1}"
+case(d + "truncated.json", good_text[: len(good_text) // 2], "predict", 2, ["truncated.json", "not a valid model file", "the file is cut off"], why="cut in half")
 case(d + "truncated_eval.json", good_text[: len(good_text) - 3], "eval", 2, ["truncated_eval.json", "not a valid model file"],
      why="last bytes missing")
-case(d + "empty.json", "", "predict", 2, ["empty.json", "not a valid model file"], why="0 bytes")
+case(d + "empty.json", "", "predict", 2, ["empty.json", "not a valid model file (the file is empty)"], why="0 bytes")
 case(d + "not_object.json", "[]", "predict", 2, ["not_object.json", "/: a model file is a JSON object"], why="top level array")
-case(d + "nan_literal.json", good_text.replace("0.125", "NaN"), "predict", 2, ["nan_literal.json", "not a valid model file"],
+case(d + "nan_literal.json", good_text.replace("0.125", "NaN"), "predict", 2,
+     ["nan_literal.json:" + where(good_text.replace("0.125", "NaN"), "NaN") + " near 'NaN", "not a valid model file"],
      why="NaN is not JSON")
-case(d + "overflow_weight.json", good_text.replace("0.25", "1e999"), "predict", 2, ["overflow_weight.json", "not a valid model file"],
+case(d + "overflow_weight.json", good_text.replace("0.25", "1e999"), "predict", 2,
+     ["overflow_weight.json:" + where(good_text.replace("0.25", "1e999"), "1e999"), "a number beyond a double's range, '1e999'"],
      why="1e999 overflows a double")
 case(d + "invalid_utf8.json", good_text.replace('"hinge"', '"hinge\udcff"', 1), "predict", 2, ["invalid_utf8.json", "not a valid model file"],
      why="invalid UTF-8 in a string")
