@@ -2,6 +2,8 @@
 // stability, tf-idf on a hand-computed corpus, pruning, serialisation, corpus
 // readers and determinism. Expected values are written out by hand (or, for
 // the hashing trick, by a brute-force loop over text_terms in this file).
+#include <sys/stat.h>
+
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -662,6 +664,18 @@ TEST_CASE("read_text_corpus: format by name, gzip, one folder per class", "[text
   REQUIRE(c.notes.size() == 2);
   CHECK(c.notes[0] == root + "/phish: an empty class folder (no documents): class 'phish' is not in the data");
   fs::remove(root + "/phish");
+  // A broken link and a FIFO in a class folder: skipped, and said.
+  fs::create_symlink(root + "/nowhere", root + "/spam/z-link");
+  REQUIRE(::mkfifo((root + "/spam/y-fifo").c_str(), 0600) == 0);
+  c = pegasos::read_text_corpus(root, {});
+  CHECK(c.texts == Strings{"first", "second", "win"});
+  REQUIRE(c.notes.size() == 2);
+  CHECK(c.notes[0] == root + "/spam: 2 entries that are not regular files skipped (y-fifo, ...)");
+  fs::remove(root + "/spam/y-fifo");
+  c = pegasos::read_text_corpus(root, {});
+  REQUIRE(c.notes.size() == 2);
+  CHECK(c.notes[0] == root + "/spam: 1 entry that is not a regular file skipped (z-link (a broken link))");
+  fs::remove(root + "/spam/z-link");
   write_text(dir.file("flat/a.txt"), "one");
   write_text(dir.file("flat/b.txt"), "two");
   pegasos::TextReadOptions flat;

@@ -258,6 +258,7 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
       throw InputError(folder.string() + ": folder name is not a usable label: " + e.what());
     }
     std::vector<fs::path> inside;
+    std::vector<std::string> other;  // neither a file nor a folder: a broken link, a FIFO, a socket, a device
     fs::directory_iterator it(folder, ec);
     if (ec) throw InputError(folder.string() + ": cannot list directory: " + ec.message());
     for (const auto& e : it) {
@@ -267,9 +268,18 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
       } else if (e.is_directory(ec)) {  // its documents would silently be no class's (a class could vanish)
         throw InputError(e.path().string() + ": a folder inside the class folder " + folder.filename().string() +
                          "; a class's documents are the files directly in its folder (nested folders are not read)");
+      } else {
+        other.push_back(e.path().filename().string() + (e.is_symlink(ec) ? " (a broken link)" : ""));
       }
     }
     std::sort(inside.begin(), inside.end());
+    if (!other.empty()) {
+      std::sort(other.begin(), other.end());
+      corpus.notes.push_back(folder.string() + ": " + std::to_string(other.size()) +
+                             (other.size() == 1 ? " entry that is not a regular file" : " entries that are not regular files") +
+                             " skipped (" + other.front() +
+                             (other.size() > 1 ? ", ..." : "") + ")");
+    }
     if (inside.empty()) {
       corpus.notes.push_back(folder.string() + ": an empty class folder (no documents): class '" + label +
                              "' is not in the data");
