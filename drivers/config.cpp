@@ -418,8 +418,9 @@ void read_data_settings(json& all, const std::string& origin, TrainConfig& c) {
   }
   c.read.normalize_rows = choice(all["normalize"], origin, "normalize", {"none", "l2"}) == "l2";
   const std::int64_t max_index = config_integer(all["max_feature_index"], origin, "max_feature_index");
-  if (max_index < 1 || max_index > (std::int64_t{1} << 32) - 1) {
-    refuse(origin, "max_feature_index", "must be between 1 and 4294967295");
+  // At most 2^32 - 2: the dimension and the bias feature after it fit in 32 bits.
+  if (max_index < 1 || max_index > (std::int64_t{1} << 32) - 2) {
+    refuse(origin, "max_feature_index", "must be between 1 and 4294967294");
   }
   c.read.max_feature_index = static_cast<std::uint64_t>(max_index);
   // `--set positive_label=1` arrives as a JSON number: labels are text.

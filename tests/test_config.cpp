@@ -204,8 +204,8 @@ TEST_CASE("config: wrong types", "[config]") {
       {{{"label_column", 1.5}}, "label_column: expected an integer"},
       {{{"label_column", ""}}, "label_column: must not be empty"},
       {{{"positive_label", true}}, "positive_label: expected a string"},
-      {{{"max_feature_index", 0}}, "max_feature_index: must be between 1 and 4294967295"},
-      {{{"max_feature_index", 4294967296.0}}, "max_feature_index: must be between 1 and 4294967295"},
+      {{{"max_feature_index", 0}}, "max_feature_index: must be between 1 and 4294967294"},
+      {{{"max_feature_index", 4294967295.0}}, "max_feature_index: must be between 1 and 4294967294"},
       {{{"batch_size", 0}}, "batch_size: must be between 1 and 1000000"},
       {{{"threads", -1}}, "threads: must be between 0"},
       {{{"tolerance", 0}}, "tolerance: must be > 0"},
@@ -245,7 +245,7 @@ TEST_CASE("config: values that are valid", "[config]") {
   CHECK(with_sets({"bias=unregularized"}).engine.bias == pegasos::BiasMode::kUnregularized);
   CHECK(with_sets({"sampling=balanced"}).engine.sampling == pegasos::Sampling::kBalanced);
   CHECK(with_sets({"format=csv"}).read.format == pegasos::DataFormat::kCsv);
-  CHECK(with_sets({"max_feature_index=4294967295"}).read.max_feature_index == 4294967295u);
+  CHECK(with_sets({"max_feature_index=4294967294"}).read.max_feature_index == 4294967294u);
   CHECK(with_sets({"threads=3"}).threads == 3);
   CHECK(with_sets({"batch_size=64.0"}).engine.batch_size == 64);  // an integral number
   CHECK(with_sets({"positive_label=spam"}).positive_label == "spam");

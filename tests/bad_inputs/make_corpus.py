@@ -98,7 +98,7 @@ svm("index_above_setting.svm", "1 1:1\n-1 11:0.5\n", 2, ["'11' exceeds the maxim
 svm("index_at_setting.svm", "1 1:1\n-1 10:0.5\n", 0, set_=["max_feature_index=10", "epochs=2"],
     expect={"dimension": 10, "classes": ["-1", "1"]}, why="max_feature_index is inclusive; dimension comes from the data")
 svm("index_uint32_max.svm", "1 1:1\n-1 4294967295:0.5\n", 2, ["exceeds the maximum 4294967294"], "2:4",
-    set_=["max_feature_index=4294967295"], why="regression: index 2^32-1 overflowed the engine's bias slot (SIGSEGV)")
+    set_=["max_feature_index=4294967294"], why="regression: index 2^32-1 overflowed the engine's bias slot (SIGSEGV)")
 svm("index_plus_sign.svm", "1 +1:1\n-1 2:1\n", 2, ["'+1' is not a positive integer"], "1:3", why="signed index")
 svm("index_space.svm", "1 1 :1\n-1 2:1\n", 2, ["expected INDEX:VALUE, got '1'"], "1:3", why="space before the colon")
 svm("unsorted.svm", "1 1:1 3:1 2:1\n-1 2:1\n", 2, ["feature index 2 is smaller than the previous index 3"], "1:11", why="decreasing indices")
@@ -226,7 +226,7 @@ cfg("batch_size_fraction.json", '{"batch_size": 1.5}', 2, ["batch_size: expected
 cfg("seed_negative.json", '{"seed": -1}', 2, ["seed: must be >= 0"], "out of range")
 cfg("lambda_zero.json", '{"lambda": 0}', 2, ["lambda: must be > 0"], "out of range")
 cfg("iterations_huge.json", '{"iterations": 1e300}', 2, ["iterations: expected an integer"], "too large for an integer")
-cfg("max_feature_index_huge.json", '{"max_feature_index": 1099511627776}', 2, ["max_feature_index: must be between 1 and 4294967295"], "2^40")
+cfg("max_feature_index_huge.json", '{"max_feature_index": 1099511627776}', 2, ["max_feature_index: must be between 1 and 4294967294"], "2^40")
 cfg("threads_huge.json", '{"threads": 100000}', 2, ["threads: must be between 0"], "out of range")
 cfg("unknown_key.json", '{"frobnicate": 1}', 2, ["frobnicate: unknown setting"], "unknown key")
 cfg("typo_key.json", '{"lamda": 0.1}', 2, ["lamda: unknown setting (did you mean 'lambda'?)"], "misspelt key")
