@@ -55,8 +55,15 @@ void hash_dataset(XXH3_state_t* state, const Dataset& d) {
 
 // A run's metrics: numbers, null (a metric that does not apply) or a block
 // of them (at_max_fpr: threshold, false_positive_rate, ...).
+// The metrics every evaluated run records (run.cpp's evaluate(); roc_auc and
+// the max-FPR ones only where they apply): a record without one is damaged
+// (its results.csv cell came out empty).
 bool metrics_record(const json& j) {
   if (!j.is_object()) return false;
+  for (const char* always : {"accuracy", "error", "balanced_accuracy", "macro_f1", "weighted_f1", "objective",
+                             "eval_objective"}) {
+    if (!j.contains(always)) return false;
+  }
   for (const auto& [key, v] : j.items()) {
     if (v.is_object()) {
       for (const auto& [inner, x] : v.items()) {
