@@ -225,6 +225,7 @@ bool looks_like_label_name(std::string_view name) {
 
 Dataset parse_csv(std::string_view text, const std::string& name, const ReadOptions& options) {
   text = strip_bom(text);
+  refuse_unsupported_compression(text, name);
   if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a CSV text file");
   // Skip leading blank lines; the first non-blank line fixes the layout.
   std::size_t line_no = options.first_line;

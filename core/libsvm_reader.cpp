@@ -270,6 +270,7 @@ void parse_libsvm_line(const char* line, const char* end, Chunk& c, const ReadOp
 
 Dataset parse_libsvm(std::string_view text, const std::string& name, const ReadOptions& options) {
   text = strip_bom(text);
+  refuse_unsupported_compression(text, name);
   if (looks_binary(text)) throw InputError(name + ": binary data (NUL bytes), not a LIBSVM text file");
   const auto fast_line = [&](const char* p, const char* stop, Chunk& c, const char** line_end) {
     return options.libsvm_fast_path && parse_libsvm_line_fast(p, stop, c, options, line_end);

@@ -517,6 +517,27 @@ inline std::string_view strip_bom(std::string_view text) {
   return text;
 }
 
+// The name of a compression or archive format other than gzip (read
+// transparently) that `text` starts with, else nullptr: such a file is named
+// as what it is, not as "binary data" or a malformed first line.
+inline const char* unsupported_compression(std::string_view text) {
+  auto starts = [&](std::string_view magic) { return text.substr(0, magic.size()) == magic; };
+  if (starts("BZh") && text.size() >= 10 && text.substr(4, 6) == std::string_view("1AY&SY", 6)) return "bzip2";
+  if (starts(std::string_view("\xFD" "7zXZ\0", 6))) return "xz";
+  if (starts("\x28\xB5\x2F\xFD")) return "zstd";
+  if (starts("PK\x03\x04")) return "zip";
+  if (starts(std::string_view("7z\xBC\xAF\x27\x1C", 6))) return "7z";
+  if (starts(std::string_view("\x04\x22\x4D\x18", 4))) return "lz4";
+  return nullptr;
+}
+
+// Throws the InputError for a file of an unsupported compression format.
+inline void refuse_unsupported_compression(std::string_view text, const std::string& name) {
+  if (const char* format = unsupported_compression(text)) {
+    throw InputError(name + ": " + format + "-compressed data, which is not read (gzip is); decompress it first");
+  }
+}
+
 inline bool looks_binary(std::string_view text) {
   // NUL bytes never occur in LIBSVM or CSV text.
   return std::memchr(text.data(), '\0', std::min<std::size_t>(text.size(), 1 << 16)) != nullptr;

@@ -352,6 +352,7 @@ TextCorpus parse_text_corpus(std::string_view bytes, TextFormat format, const st
   const std::string name = input_name(path);
   // NUL bytes in its first 64 KiB: an executable, an image, an archive, not
   // text (a mail message, JSON Lines and TSV never hold a raw NUL).
+  reader_detail::refuse_unsupported_compression(bytes, name);
   if (reader_detail::looks_binary(bytes)) throw InputError(name + ": binary data (NUL bytes), not text");
   if (format == TextFormat::kDocument) {
     TextCorpus corpus;

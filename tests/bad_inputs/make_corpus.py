@@ -155,6 +155,11 @@ svm("one_class.svm", "spam 1:1\nspam 2:1\n", 2, ["only one class", "'spam'"], wh
 random.seed(7)
 garbage = bytes(random.randrange(256) for _ in range(512))
 svm("binary_garbage.svm", b"\x00\x01\x02" + garbage, 2, ["binary data (NUL bytes)"], why="random bytes")
+import bz2, lzma
+_rows = b"1 1:0.5 2:1\n-1 2:0.25\n" * 50
+svm("compressed.svm.bz2", bz2.compress(_rows), 2, ["bzip2-compressed data, which is not read (gzip is)"], why="bzip2: named, not 'binary data'")
+svm("compressed.svm.xz", lzma.compress(_rows), 2, ["xz-compressed data, which is not read (gzip is)"], why="xz: named")
+svm("compressed.svm.zst", b"\x28\xb5\x2f\xfd" + b"\x01" * 40, 2, ["zstd-compressed data"], why="zstd magic: named")
 svm("binary_no_nul.svm", bytes(b if b not in (0, 10) else 0x41 for b in garbage), 2, [], "1",
     why="random bytes without NUL or newline: a parse error on line 1")
 svm("nul_in_late_line.svm", "1 1:1\n" * 20000 + "-1 1:\x002\n", 2, ["20001:6:", "is not a number"],
@@ -195,6 +200,7 @@ csv("quoted_delimiter_header.csv", 'label,a,"b,c"\n1,0.5,2\n-1,1,3\n', 2, ["fiel
     why="RFC 4180 quoting of a delimiter in a header name: said so, not 'expected 4 fields' on line 2")
 csv("quoted_delimiter_value.csv", 'label,a,b\n1,"1,5",2\n-1,1,3\n', 2, ["field '\"1' has an unclosed quote"], "2:3",
     why="a quoted decimal comma: the quote named, not '\"1 is not a number'")
+csv("compressed.csv.xz", __import__("lzma").compress(b"label,a\n1,2\n-1,3\n"), 2, ["xz-compressed data"], why="xz CSV: named")
 csv("empty.csv", "", 2, ["no examples"], why="0 bytes")
 csv("header_only.csv", "label,x,y\n", 2, ["no examples"], why="a header and no rows")
 csv("single_column.csv", "1\n-1\n", 2, ["a CSV row needs a label and at least one feature"], "1", why="one field per row")
