@@ -294,11 +294,28 @@ void sort_classes(std::vector<std::string>& classes) {
   double tmp = 0;
   for (const auto& c : classes) all_numeric = all_numeric && numeric(c, tmp);
   if (all_numeric) {
+    // Integers of more than 15 digits keep their digits (canonical_label) and
+    // can round to the same double (2^53 and 2^53 + 1): those compare as
+    // integers, by sign, length and digits, so the order never depends on
+    // which row came first.
+    auto integer = [](const std::string& s) {
+      const std::size_t d = !s.empty() && s[0] == '-' ? 1 : 0;
+      return s.size() > d && std::all_of(s.begin() + static_cast<std::ptrdiff_t>(d), s.end(),
+                                         [](char c) { return c >= '0' && c <= '9'; });
+    };
+    auto integer_less = [](const std::string& a, const std::string& b) {
+      const bool na = a[0] == '-', nb = b[0] == '-';
+      if (na != nb) return na;
+      const bool shorter = a.size() != b.size() ? a.size() < b.size() : a < b;  // |a| < |b| (no leading zeros)
+      return na ? (a.size() != b.size() ? a.size() > b.size() : a > b) : shorter;
+    };
     std::sort(classes.begin(), classes.end(), [&](const std::string& a, const std::string& b) {
       double x = 0, y = 0;
       numeric(a, x);
       numeric(b, y);
-      return x < y;
+      if (x != y) return x < y;
+      if (integer(a) && integer(b)) return integer_less(a, b);
+      return a < b;
     });
   } else {
     std::sort(classes.begin(), classes.end());

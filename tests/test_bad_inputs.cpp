@@ -554,6 +554,18 @@ TEST_CASE("labels: integer ids beyond a double's 15-16 digits keep their digits"
   CHECK(canonical_label("-0") == "0");
   CHECK(canonical_label("999999999999999") == "999999999999999");
   CHECK(canonical_label("-0000000000000000000") == "0");
+  // Ids that round to the same double are ordered as integers, whatever the
+  // order of the rows: every permutation gives the same class list
+  // (brute force against the integers' own order).
+  const std::vector<std::string> ordered = {"-9007199254740993", "-9007199254740992", "-5", "9007199254740992",
+                                            "9007199254740993", "9007199254740994", "90071992547409920"};
+  std::vector<std::string> shuffled = ordered;
+  std::sort(shuffled.begin(), shuffled.end());
+  do {
+    std::vector<std::string> classes = shuffled;
+    pegasos::sort_classes(classes);
+    REQUIRE(classes == ordered);
+  } while (std::next_permutation(shuffled.begin(), shuffled.end()));
 }
 
 // Found by fuzz_config: a --set value with invalid UTF-8 was quoted with
