@@ -268,7 +268,7 @@ int run_featurize(const std::string& config_path, const std::vector<std::string>
     if (!config_path.empty() || !sets.empty()) {
       throw ConfigError("featurize: give either --model (the model's featurization) or --config/--set, not both");
     }
-    const AnyModel model = AnyModel::load(model_path, json_checks::ModelUse::kScoring);
+    const AnyModel model = AnyModel::load(model_path, json_checks::ModelUse::kPredict);
     data = model.read(data_path, false);
     remap_to_model_classes(data, model.classes(), data_path);
   } else {
@@ -294,7 +294,7 @@ int run_featurize(const std::string& config_path, const std::vector<std::string>
 
 int run_eval(const std::string& model_path, const std::string& data_path, const std::string& json_path,
              std::optional<double> max_fpr) {
-  const AnyModel model = AnyModel::load(model_path, json_checks::ModelUse::kScoring);
+  const AnyModel model = AnyModel::load(model_path, json_checks::ModelUse::kPredict);
   if (max_fpr && !model.binary()) {
     throw InputError("--max-fpr: " + model_path + " is a model of " + std::to_string(model.classes().size()) +
                      " classes; a threshold at a false-positive rate is for two-class models");

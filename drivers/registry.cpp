@@ -380,6 +380,25 @@ Model train_objective(const TrainConfig& config, const Dataset& train,
 }  // namespace
 
 double model_objective(const Model& model, const Dataset& data) {
+  // The compact scoring form (a sparse model of a huge dimension, read by
+  // `eval`): the losses from a dense copy of the features the data has; the
+  // regulariser below from all of the model's weights (their squares summed
+  // in the same order as the dense form's: zeros add nothing).
+  Model dense_copy;
+  const Model* scored = &model;
+  if (!model.weight_rows.empty()) {
+    const std::size_t K = static_cast<std::size_t>(model.outputs);
+    dense_copy.objective = model.objective;
+    dense_copy.classes = model.classes;
+    dense_copy.outputs = model.outputs;
+    dense_copy.bias = model.bias;
+    dense_copy.dimension = std::min(model.dimension, data.dimension);
+    dense_copy.weights.assign(static_cast<std::size_t>(dense_copy.dimension) * K, 0.0);
+    for (std::size_t r = 0; r < model.weight_rows.size() && model.weight_rows[r] < dense_copy.dimension; ++r) {
+      std::copy_n(&model.weights[r * K], K, &dense_copy.weights[static_cast<std::size_t>(model.weight_rows[r]) * K]);
+    }
+    scored = &dense_copy;
+  }
   std::vector<std::size_t> rows;
   for (std::size_t i = 0; i < data.size(); ++i) {
     if (data.labels[i] >= 0) rows.push_back(i);
@@ -402,17 +421,17 @@ double model_objective(const Model& model, const Dataset& data) {
   if (const auto class_cost = training_class_cost(model.training); class_cost && class_cost->size() == K) cost = *class_cost;
   // The objective's mean cost only sets a projection radius: irrelevant here.
   if (is(ObjectiveId::kHinge) || is(ObjectiveId::kTransfer)) {
-    return regulariser + mean_loss(data, Hinge(1), model.weights, model.bias, rows);
+    return regulariser + mean_loss(data, Hinge(1), scored->weights, model.bias, rows);
   }
-  if (model.binary()) return regulariser + mean_loss(data, WeightedHinge(1, cost, 1.0), model.weights, model.bias, rows);
+  if (model.binary()) return regulariser + mean_loss(data, WeightedHinge(1, cost, 1.0), scored->weights, model.bias, rows);
   if (is(ObjectiveId::kMulticlassHinge)) {
-    return regulariser + mean_loss(data, MulticlassHinge(static_cast<int>(K), cost, 1.0), model.weights, model.bias, rows);
+    return regulariser + mean_loss(data, MulticlassHinge(static_cast<int>(K), cost, 1.0), scored->weights, model.bias, rows);
   }
   if (is(ObjectiveId::kOva)) {  // sum of the K binary objectives
     double loss = 0.0;
     for (std::size_t k = 0; k < K; ++k) {
-      std::vector<double> w(model.dimension);
-      for (std::size_t j = 0; j < model.dimension; ++j) w[j] = model.weights[j * K + k];
+      std::vector<double> w(scored->dimension);
+      for (std::size_t j = 0; j < scored->dimension; ++j) w[j] = scored->weights[j * K + k];
       loss += mean_loss(data, WeightedHinge(static_cast<int>(k), cost, 1.0), w, {model.bias[k]}, rows);
     }
     return regulariser + loss;

@@ -66,8 +66,8 @@ inline std::uint64_t positive_integer(const nlohmann::json& v, const std::string
 // of a hashed spam model's 4 MB; they are still scanned as JSON. kPredict:
 // as kScoring, and a linear model's weights in the compact scoring form
 // (Model::weight_rows) where the dense one would be large and mostly zero —
-// for `predict`, which only scores (not `eval`, whose objective reads the
-// dense weights).
+// for `predict` and `eval` (whose objective densifies only the features the
+// data has, drivers/registry.cpp model_objective) and `featurize --model`.
 enum class ModelUse { kAll, kScoring, kPredict };
 
 // The members kScoring leaves out: "duals" at the top level, "bucket_terms"

@@ -283,6 +283,12 @@ TEST_CASE("predict reads hashed models in the compact form: bit-identical scores
     want << "\n";
   }
   CHECK(testutil::read_text(dir + "/p.tsv") == want.str());
+  // eval reads it compact too: the objective is the dense form's, to the bit,
+  // from the API and from the CLI's --json.
+  const double dense_objective = dense.objective(data);
+  CHECK(bits(std::vector<double>{compact.objective(data)}) == bits(std::vector<double>{dense_objective}));
+  REQUIRE(run(bin + " eval -j " + dir + "/e.json " + dir + "/m.json " + dir + "/test.jsonl > /dev/null") == 0);
+  CHECK(nlohmann::json::parse(testutil::read_text(dir + "/e.json"))["objective"].get<double>() == dense_objective);
 
   // By hand: a −0 bias and a row of features the model lacks (the dense form's
   // v·0 turns −0 into +0), one beyond the dimension, a negative value.
