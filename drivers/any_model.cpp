@@ -38,7 +38,7 @@ AnyModel AnyModel::parse(std::string_view text, const std::string& path, json_ch
   if (kind != j.end() && kind->is_string() && *kind == "kernel") {
     m.kernel = kernel_model_from_json(j, path);
   } else {
-    m.linear = model_from_json_value(j, path, use == json_checks::ModelUse::kPredict);
+    m.linear = model_from_json_value(j, path, use == json_checks::ModelUse::kPredict || use == json_checks::ModelUse::kInspect);
     if (!m.linear->features.empty()) {  // kept, not parsed again from the text (1 MB for hashed spam)
       m.features_json_ = std::make_shared<std::pair<std::string, nlohmann::json>>(m.linear->features,
                                                                                          std::move(j["features"]));

@@ -136,18 +136,27 @@ class FeatureNamer {
 // weights of output k, as entries, largest magnitude first (ties: lower index).
 json top_features(const Model& m, const FeatureNamer& namer, std::size_t k, int sign, std::size_t top) {
   const std::size_t K = static_cast<std::size_t>(m.outputs);
-  std::vector<std::pair<double, std::uint32_t>> picked;  // (sign × oriented weight, j)
-  for (std::uint32_t j = 0; j < m.dimension; ++j) {
-    const double w = m.weights[j * K + k];
+  struct Pick {
+    double v;         // sign × oriented weight
+    std::uint32_t j;  // the feature
+    double w;         // its weight
+  };
+  std::vector<Pick> picked;
+  // Row r of the weights is feature j (dense: r = j; compact: weight_rows[r]).
+  const bool compact = !m.weight_rows.empty();
+  const std::size_t rows = compact ? m.weight_rows.size() : m.dimension;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::uint32_t j = compact ? m.weight_rows[r] : static_cast<std::uint32_t>(r);
+    const double w = m.weights[r * K + k];
     if (w == 0.0) continue;
     const double v = sign * namer.orientation(j) * w;
-    if (v > 0.0) picked.emplace_back(v, j);
+    if (v > 0.0) picked.push_back({v, j, w});
   }
-  auto larger = [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
+  auto larger = [](const Pick& a, const Pick& b) { return a.v != b.v ? a.v > b.v : a.j < b.j; };
   const std::size_t n = std::min(top, picked.size());
   std::partial_sort(picked.begin(), picked.begin() + static_cast<std::ptrdiff_t>(n), picked.end(), larger);
   json list = json::array();
-  for (std::size_t i = 0; i < n; ++i) list.push_back(namer.entry(picked[i].second, m.weights[picked[i].second * K + k]));
+  for (std::size_t i = 0; i < n; ++i) list.push_back(namer.entry(picked[i].j, picked[i].w));
   return list;
 }
 
@@ -223,7 +232,7 @@ json inspect_report(const AnyModel& model, const std::string& path, const Inspec
 }
 
 int run_inspect(const std::string& path, const InspectOptions& options, bool as_json) {
-  const AnyModel model = AnyModel::load(path);
+  const AnyModel model = AnyModel::load(path, json_checks::ModelUse::kInspect);
   const json report = inspect_report(model, path, options);
   // Paths and CSV headers may be invalid UTF-8, which JSON cannot hold: replaced.
   const std::string out =

@@ -68,7 +68,9 @@ inline std::uint64_t positive_integer(const nlohmann::json& v, const std::string
 // (Model::weight_rows) where the dense one would be large and mostly zero —
 // for `predict` and `eval` (whose objective densifies only the features the
 // data has, drivers/registry.cpp model_objective) and `featurize --model`.
-enum class ModelUse { kAll, kScoring, kPredict };
+// kInspect: every section, as kAll, with kPredict's compact weights (the
+// model is read, never written back).
+enum class ModelUse { kAll, kScoring, kPredict, kInspect };
 
 // The members kScoring leaves out: "duals" at the top level, "bucket_terms"
 // in an object one level down (the only one with it: "features").
@@ -98,7 +100,8 @@ inline std::string json_text_position(std::string_view text, std::size_t at) {
 inline nlohmann::json parse_model_file(std::string_view text, const std::string& name, ModelUse use = ModelUse::kAll) {
   if (json_nesting::too_deep(text)) throw InputError(name + ": not a valid model file (" + json_nesting::error() + ")");
   try {
-    return json_fast::parse_or_throw(text, use != ModelUse::kAll ? scoring_skips : nullptr);
+    const bool skips = use == ModelUse::kScoring || use == ModelUse::kPredict;
+    return json_fast::parse_or_throw(text, skips ? scoring_skips : nullptr);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte: 1-based index of the byte the parser stopped at (past the end: a cut-off file).
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {

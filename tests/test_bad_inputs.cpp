@@ -479,9 +479,10 @@ TEST_CASE("bad inputs: a word among numeric labels is trained on with a warning 
 
 // Dense weights that cannot fit what this process may use (here `ulimit -v`)
 // are refused with exit 2 naming the file, the field and the limit: a model
-// file whose "dimension" says 2e9 (two non-zero weights) in `inspect`, and
-// training data whose largest index is 1e9. `predict` and `eval` read the same
-// model compact: it fits, and eval's objective is the small model's. (Not under the sanitizers, which reserve terabytes of address
+// file whose "dimension" says 2e9 (two non-zero weights) as the start of a
+// warm start, and training data whose largest index is 1e9. `predict`, `eval`
+// and `inspect` read the same model compact: it fits, and eval's objective is
+// the small model's. (Not under the sanitizers, which reserve terabytes of address
 // space and cannot run under an address-space limit.)
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 TEST_CASE("bad inputs: weights beyond the process's memory limit are refused naming the limit", "[robust]") {
@@ -503,17 +504,20 @@ TEST_CASE("bad inputs: weights beyond the process's memory limit are refused nam
     const int status = std::system(command.c_str());
     return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(err));
   };
-  for (const std::string& cmd : {std::string("inspect '") + huge + "'"}) {
+  for (const std::string& cmd : {"train -q --init-model '" + huge + "' '" + data + "' '" + dir.file("w2.json") + "'"}) {
     const auto [code, err] = limited(cmd);
     INFO(cmd << "\n" << err);
     CHECK(code == 2);
     CHECK_THAT(err, Contains("huge.json: /dimension: 2000000000 features x 1 output need 16.0 GB as dense weights"));
     CHECK_THAT(err, Contains("(ulimit -v)"));
   }
-  // predict and eval read it compact: it fits, and eval's objective is that of the small model.
-  const auto [pcode, perr] = limited("predict '" + huge + "' '" + data + "'");
-  INFO(perr);
-  CHECK(pcode == 0);
+  // predict, eval and inspect read it compact: it fits, and eval's objective
+  // is that of the small model.
+  for (const std::string& cmd : {"predict '" + huge + "' '" + data + "'", "inspect '" + huge + "'"}) {
+    const auto [code, err] = limited(cmd);
+    INFO(cmd << "\n" << err);
+    CHECK(code == 0);
+  }
   const std::string small_eval = dir.file("small_eval.json"), huge_eval = dir.file("huge_eval.json");
   REQUIRE(run_pegasos(dir, {"eval", "-j", small_eval, model, data}).code() == 0);
   const auto [ecode, eerr] = limited("eval -j '" + huge_eval + "' '" + huge + "' '" + data + "'");

@@ -16,6 +16,7 @@
 #include "drivers/any_model.hpp"
 #include "drivers/config.hpp"
 #include "drivers/data.hpp"
+#include "drivers/inspect.hpp"
 #include "drivers/registry.hpp"
 #include "io/model_json.hpp"
 #include "tests/test_util.hpp"
@@ -289,6 +290,15 @@ TEST_CASE("predict reads hashed models in the compact form: bit-identical scores
   CHECK(bits(std::vector<double>{compact.objective(data)}) == bits(std::vector<double>{dense_objective}));
   REQUIRE(run(bin + " eval -j " + dir + "/e.json " + dir + "/m.json " + dir + "/test.jsonl > /dev/null") == 0);
   CHECK(nlohmann::json::parse(testutil::read_text(dir + "/e.json"))["objective"].get<double>() == dense_objective);
+  // inspect reads it compact as well: the same report as from the dense form.
+  const AnyModel full = AnyModel::load(dir + "/m.json");
+  const AnyModel for_inspect = AnyModel::load(dir + "/m.json", json_checks::ModelUse::kInspect);
+  REQUIRE(full.linear->weight_rows.empty());
+  REQUIRE_FALSE(for_inspect.linear->weight_rows.empty());
+  pegasos::InspectOptions all_features;
+  all_features.top = 1u << 21;
+  CHECK(pegasos::inspect_report(for_inspect, "m.json", all_features) == pegasos::inspect_report(full, "m.json", all_features));
+  CHECK(pegasos::inspect_report(for_inspect, "m.json", {}) == pegasos::inspect_report(full, "m.json", {}));
 
   // By hand: a −0 bias and a row of features the model lacks (the dense form's
   // v·0 turns −0 into +0), one beyond the dimension, a negative value.
