@@ -272,7 +272,21 @@ int run_featurize(const std::string& config_path, const std::vector<std::string>
     data = model.read(data_path, false);
     remap_to_model_classes(data, model.classes(), data_path);
   } else {
-    TrainConfig config = load_train_config(config_path, sets);
+    TrainConfig config = load_train_config(config_path, sets);  // unknown keys: an error with a suggestion
+    // --set of a training setting does nothing here: refused, as a typo would
+    // be (a --config file may hold them: one file for train and featurize).
+    static const char* const reading[] = {"format", "features", "text_field", "label_field", "label_column",
+                                          "normalize", "max_feature_index", "positive_label"};
+    for (const std::string& kv : sets) {
+      std::string key = kv.substr(0, kv.find('='));
+      key.erase(0, key.find_first_not_of(" \t"));
+      key = key.substr(0, std::min(key.find('.'), key.find_last_not_of(" \t") + 1));
+      if (std::none_of(std::begin(reading), std::end(reading), [&](const char* r) { return key == r; })) {
+        throw ConfigError("featurize: --set " + kv + ": '" + key +
+                          "' is a training setting, which featurize does not use (it applies format, features.*, "
+                          "text_field, label_field, label_column, normalize, max_feature_index, positive_label)");
+      }
+    }
     data = load_training_data(config, data_path).data;
     if (data.classes.size() == 2 && !config.positive_label.empty()) {
       config.objective = objective_row(ObjectiveId::kHinge);  // only the choice of the positive class applies here

@@ -92,6 +92,13 @@ TEST_CASE("a flag and --set of the same setting are refused naming both", "[cli]
     INFO(alone << "\n" << r.err);
     CHECK(r.code == 0);
   }
+  // featurize applies only the reading and featurisation settings: a training
+  // setting given by --set is refused naming it, a reading one is applied.
+  const Run f = pegasos_run(dir, "featurize -q --set lambda=1 " + q(mail) + " " + q(dir.file("f.svm")));
+  CHECK(f.code == 2);
+  CHECK_THAT(f.err, Catch::Contains("featurize: --set lambda=1: 'lambda' is a training setting"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("f.svm")));
+  CHECK(pegasos_run(dir, "featurize -q --set features.hash_bits=12 --set normalize=l2 " + q(mail) + " " + q(dir.file("f.svm"))).code == 0);
   // --cold changes the grid's path: without a grid it is refused.
   const Run cold = pegasos_run(dir, "train -q --cv 2 --cold " + q(mail));
   CHECK(cold.code == 2);
