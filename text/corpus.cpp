@@ -239,6 +239,38 @@ TopLevel list_top_level(const std::string& path) {
   return top;
 }
 
+// The documents of one class folder, sorted: its regular files (hidden ones
+// left out). A folder inside is an error; entries that are neither (broken
+// links, FIFOs, sockets) are skipped with a note.
+std::vector<std::filesystem::path> class_folder_documents(const std::filesystem::path& folder,
+                                                          std::vector<std::string>& notes) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> inside;
+  std::vector<std::string> other;  // neither a file nor a folder
+  fs::directory_iterator it(folder, ec);
+  if (ec) throw InputError(folder.string() + ": cannot list directory: " + ec.message());
+  for (const auto& e : it) {
+    if (hidden(e.path())) continue;
+    if (e.is_regular_file(ec)) {
+      inside.push_back(e.path());
+    } else if (e.is_directory(ec)) {  // its documents would silently be no class's (a class could vanish)
+      throw InputError(e.path().string() + ": a folder inside the class folder " + folder.filename().string() +
+                       "; a class's documents are the files directly in its folder (nested folders are not read)");
+    } else {
+      other.push_back(e.path().filename().string() + (e.is_symlink(ec) ? " (a broken link)" : ""));
+    }
+  }
+  std::sort(inside.begin(), inside.end());
+  if (!other.empty()) {
+    std::sort(other.begin(), other.end());
+    notes.push_back(folder.string() + ": " + std::to_string(other.size()) +
+                    (other.size() == 1 ? " entry that is not a regular file" : " entries that are not regular files") +
+                    " skipped (" + other.front() + (other.size() > 1 ? ", ..." : "") + ")");
+  }
+  return inside;
+}
+
 }  // namespace
 
 TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions& options) {
@@ -257,29 +289,7 @@ TextCorpus read_directory_corpus(const std::string& path, const TextReadOptions&
     } catch (const InputError& e) {
       throw InputError(folder.string() + ": folder name is not a usable label: " + e.what());
     }
-    std::vector<fs::path> inside;
-    std::vector<std::string> other;  // neither a file nor a folder: a broken link, a FIFO, a socket, a device
-    fs::directory_iterator it(folder, ec);
-    if (ec) throw InputError(folder.string() + ": cannot list directory: " + ec.message());
-    for (const auto& e : it) {
-      if (hidden(e.path())) continue;
-      if (e.is_regular_file(ec)) {
-        inside.push_back(e.path());
-      } else if (e.is_directory(ec)) {  // its documents would silently be no class's (a class could vanish)
-        throw InputError(e.path().string() + ": a folder inside the class folder " + folder.filename().string() +
-                         "; a class's documents are the files directly in its folder (nested folders are not read)");
-      } else {
-        other.push_back(e.path().filename().string() + (e.is_symlink(ec) ? " (a broken link)" : ""));
-      }
-    }
-    std::sort(inside.begin(), inside.end());
-    if (!other.empty()) {
-      std::sort(other.begin(), other.end());
-      corpus.notes.push_back(folder.string() + ": " + std::to_string(other.size()) +
-                             (other.size() == 1 ? " entry that is not a regular file" : " entries that are not regular files") +
-                             " skipped (" + other.front() +
-                             (other.size() > 1 ? ", ..." : "") + ")");
-    }
+    std::vector<fs::path> inside = class_folder_documents(folder, corpus.notes);
     if (inside.empty()) {
       corpus.notes.push_back(folder.string() + ": an empty class folder (no documents): class '" + label +
                              "' is not in the data");
