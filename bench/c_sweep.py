@@ -486,6 +486,10 @@ def sweep_unit(tools, ds, C, objective, data, args, cache, cache_lock, checks_do
         tight = ps.get("candidates", {}).get("liblinear_1e-4")
         if tight is not None:
             unit["runs"]["liblinear_e1e-4"] = tight
+        if args.time_tight:  # -e 1e-4 timed in this run, as the default and -e 0.1 are
+            unit["runs"]["liblinear_e1e-4_timed"] = liblinear_run(
+                tools, ds, C, objective, 1e-4, data, costs, tag=f"{ds['name']}_C{fmt_c(C)}_{objective}_ll1e-4t",
+                timeout=args.run_timeout, repeats=args.time_repeats)
     # Every run's objective is that of a feasible point, so an upper bound on the optimum
     # as good as the tight runs': P* is the smallest of them all (a run below the tight
     # P* is listed in the report: the tight runs did not reach the optimum there).
@@ -571,7 +575,7 @@ def analyse(units, args):
                 continue
             rel = r.get("rel_excess")
             tight = u.get("pstar_tight")
-            if tight is not None and r.get("objective") is not None and name != "liblinear_e1e-4" \
+            if tight is not None and r.get("objective") is not None and not name.startswith("liblinear_e1e-4") \
                     and r["objective"] < tight * (1 - 1e-9):
                 res["pstar_beaten"].append({"where": where, "run": name, "rel": (r["objective"] - tight) / tight})
             if name not in SOLVERS:
@@ -629,12 +633,23 @@ def analyse(units, args):
         r, ll = u["runs"].get("default"), u["runs"].get("liblinear_e0.1")
         if not r or not ll or "error" in r or "error" in ll:
             continue
-        p = per_set.setdefault(u["set"], [0.0, 0.0, 0])
+        p = per_set.setdefault(u["set"], [0.0, 0.0, 0, 0.0, 0, 0.0])
         p[0] += r["wall_s"]
         p[1] += ll["wall_s"]
         p[2] += 1
+        # LIBLINEAR -e 1e-4 timed in the same run (--time-tight): the time to an objective
+        # comparable to the default's certified one; and how far -e 0.1 stopped above P*.
+        lt = u["runs"].get("liblinear_e1e-4_timed")
+        if lt and "error" not in lt and lt.get("wall_s") is not None:
+            p[3] += lt["wall_s"]
+            p[4] += 1
+        if ll.get("rel_excess") is not None:
+            p[5] = max(p[5], ll["rel_excess"])
     res["time_ratio"] = {s: {"default_s": v[0], "liblinear_s": v[1], "ratio": v[0] / v[1] if v[1] else None,
-                             "units": v[2]} for s, v in per_set.items()}
+                             "units": v[2],
+                             "liblinear_tight_s": v[3] if v[4] == v[2] else None,
+                             "ratio_tight": v[0] / v[3] if v[4] == v[2] and v[3] else None,
+                             "liblinear_worst_rel": v[5]} for s, v in per_set.items()}
     res["d"] = [s for s, v in res["time_ratio"].items() if v["ratio"] is not None and v["ratio"] > TIME_RATIO]
     return res
 
@@ -725,11 +740,18 @@ def write_report(out_dir, meta, units, res, checks):
 
     if res["time_ratio"]:
         L.append("### (d) wall time per set (sum over C and objectives, whole processes)\n")
-        L.append("| set | default s | LIBLINEAR -e 0.1 s | ratio |")
-        L.append("|---|---|---|---|")
+        L.append("The hard check is against `-e 0.1`, which may stop far above P* (its worst rel in "
+                 "the set is shown); with `--time-tight`, LIBLINEAR `-e 1e-4` timed in the same run "
+                 "(an objective comparable to the default's certified one) beside it.\n")
+        L.append("| set | default s | LIBLINEAR -e 0.1 s | ratio | -e 0.1 worst rel | LIBLINEAR -e 1e-4 s | ratio |")
+        L.append("|---|---|---|---|---|---|---|")
         for s, v in res["time_ratio"].items():
             flag = " **>1.5**" if v["ratio"] is not None and v["ratio"] > TIME_RATIO else ""
-            L.append(f"| {s} | {v['default_s']:.2f} | {v['liblinear_s']:.2f} | {v['ratio']:.2f}{flag} |")
+            tight = v.get("liblinear_tight_s")
+            tcells = f"{tight:.2f} | {v['ratio_tight']:.2f}" if tight else "- | -"
+            worst = v.get("liblinear_worst_rel")
+            wcell = f"{worst:.1e}" if worst is not None else "-"
+            L.append(f"| {s} | {v['default_s']:.2f} | {v['liblinear_s']:.2f} | {v['ratio']:.2f}{flag} | {wcell} | {tcells} |")
         L.append("")
     L.append("## Runs\n")
     L.append("Cells: rel (P − P*)/P*, converged / stopped_by, epochs, whole-process seconds. "
@@ -829,6 +851,8 @@ def main():
     ap.add_argument("--run-timeout", type=float, default=1800)
     ap.add_argument("--time-repeats", type=int, default=3,
                     help="default and LIBLINEAR -e 0.1 runs shorter than 2 s are timed N times, fastest kept")
+    ap.add_argument("--time-tight", action="store_true",
+                    help="also time LIBLINEAR -e 1e-4 in this run (fastest of --time-repeats), beside -e 0.1 in (d)")
     ap.add_argument("--no-liblinear", action="store_true")
     ap.add_argument("--solvers", default=",".join(SOLVERS),
                     help="comma-separated subset of the solvers run (default: all: %(default)s)")
