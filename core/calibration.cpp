@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace pegasos {
 namespace {
@@ -24,17 +25,34 @@ struct Targets {
   double positive = 0, negative = 0;
 };
 
-Targets smoothed_targets(const std::vector<char>& positive) {
-  double np = 0;
-  for (char c : positive) np += c ? 1 : 0;
-  const double nn = static_cast<double>(positive.size()) - np;
+// Example i's weight: 1 without weights.
+double weight_of(const std::vector<float>& weights, std::size_t i) {
+  return weights.empty() ? 1.0 : static_cast<double>(weights[i]);
+}
+
+// The (weighted) counts of positives and negatives.
+void class_totals(const std::vector<char>& positive, const std::vector<float>& weights, double& np, double& nn) {
+  np = nn = 0;
+  for (std::size_t i = 0; i < positive.size(); ++i) (positive[i] ? np : nn) += weight_of(weights, i);
+}
+
+Targets smoothed_targets(const std::vector<char>& positive, const std::vector<float>& weights) {
+  double np = 0, nn = 0;
+  class_totals(positive, weights, np, nn);
   return {(np + 1.0) / (np + 2.0), 1.0 / (nn + 2.0)};
 }
 
-double loss(double a, double b, const std::vector<double>& s, const std::vector<char>& positive, Targets t) {
+double loss(double a, double b, const std::vector<double>& s, const std::vector<char>& positive,
+            const std::vector<float>& weights, Targets t) {
   double sum = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) sum += loss_term(a * s[i] + b, positive[i] ? t.positive : t.negative);
+  for (std::size_t i = 0; i < s.size(); ++i)
+    sum += weight_of(weights, i) * loss_term(a * s[i] + b, positive[i] ? t.positive : t.negative);
   return sum;
+}
+
+void check_platt_weights(const std::vector<float>& weights, std::size_t n, const char* what) {
+  if (!weights.empty() && weights.size() != n)
+    throw std::invalid_argument(std::string(what) + ": weights and examples differ in length");
 }
 
 }  // namespace
@@ -45,26 +63,30 @@ double Platt::probability(double score) const {
   return p;
 }
 
-double platt_loss(const Platt& p, const std::vector<double>& scores, const std::vector<char>& positive) {
-  return loss(p.a, p.b, scores, positive, smoothed_targets(positive));
+double platt_loss(const Platt& p, const std::vector<double>& scores, const std::vector<char>& positive,
+                  const std::vector<float>& weights) {
+  check_platt_weights(weights, scores.size(), "platt_loss");
+  return loss(p.a, p.b, scores, positive, weights, smoothed_targets(positive, weights));
 }
 
-Platt platt_fit(const std::vector<double>& scores, const std::vector<char>& positive) {
+Platt platt_fit(const std::vector<double>& scores, const std::vector<char>& positive,
+                const std::vector<float>& weights) {
   if (scores.size() != positive.size()) throw std::invalid_argument("platt_fit: scores and labels differ in length");
-  double np = 0;
-  for (char c : positive) np += c ? 1 : 0;
-  const double nn = static_cast<double>(positive.size()) - np;
-  if (np == 0 || nn == 0) throw std::invalid_argument("platt_fit: needs examples of both classes");
-  const Targets t = smoothed_targets(positive);
+  check_platt_weights(weights, scores.size(), "platt_fit");
+  double np = 0, nn = 0;
+  class_totals(positive, weights, np, nn);
+  if (!(np > 0) || !(nn > 0)) throw std::invalid_argument("platt_fit: needs examples of both classes");
+  const Targets t = smoothed_targets(positive, weights);
   double a = 0.0, b = std::log((nn + 1.0) / (np + 1.0));
-  double value = loss(a, b, scores, positive, t);
+  double value = loss(a, b, scores, positive, weights, t);
   constexpr double kSigma = 1e-12, kEps = 1e-10, kMinStep = 1e-10;
   for (int iter = 0; iter < 100; ++iter) {
     double g1 = 0, g2 = 0, h11 = kSigma, h22 = kSigma, h21 = 0;
     for (std::size_t i = 0; i < scores.size(); ++i) {
       double p = 0, q = 0;
       sigmoid_pair(a * scores[i] + b, p, q);
-      const double d2 = p * q, d1 = (positive[i] ? t.positive : t.negative) - p, f = scores[i];
+      const double w = weight_of(weights, i);
+      const double d2 = w * p * q, d1 = w * ((positive[i] ? t.positive : t.negative) - p), f = scores[i];
       g1 += f * d1;
       g2 += d1;
       h11 += f * f * d2;
@@ -78,7 +100,7 @@ Platt platt_fit(const std::vector<double>& scores, const std::vector<char>& posi
     double step = 1.0;
     bool moved = false;
     for (; step >= kMinStep; step /= 2.0) {
-      const double na = a + step * da, nb = b + step * db, nv = loss(na, nb, scores, positive, t);
+      const double na = a + step * da, nb = b + step * db, nv = loss(na, nb, scores, positive, weights, t);
       if (nv < value + 1e-4 * step * gd) {
         a = na;
         b = nb;
@@ -109,31 +131,39 @@ void calibrated_probabilities(const std::vector<Platt>& sigmoids, const double* 
   for (int k = 0; k < outputs; ++k) out[k] /= sum;
 }
 
-double log_loss(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes) {
+double log_loss(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes,
+                const std::vector<float>& weights) {
+  check_platt_weights(weights, truth.size(), "log_loss");
   if (truth.empty()) return 0.0;
-  double sum = 0;
+  double sum = 0, total = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) {
     const double p = probabilities[i * classes + static_cast<std::size_t>(truth[i])];
-    sum -= std::log(std::clamp(p, 1e-15, 1.0));
+    const double w = weight_of(weights, i);
+    sum -= w * std::log(std::clamp(p, 1e-15, 1.0));
+    total += w;
   }
-  return sum / static_cast<double>(truth.size());
+  return sum / (weights.empty() ? static_cast<double>(truth.size()) : total);
 }
 
-double brier_score(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes) {
+double brier_score(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes,
+                   const std::vector<float>& weights) {
+  check_platt_weights(weights, truth.size(), "brier_score");
   if (truth.empty()) return 0.0;
-  double sum = 0;
+  double sum = 0, total = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) {
+    const double w = weight_of(weights, i);
+    total += w;
     if (classes == 2) {
       const double d = probabilities[i * 2 + 1] - (truth[i] == 1 ? 1.0 : 0.0);
-      sum += d * d;
+      sum += w * d * d;
       continue;
     }
     for (std::size_t k = 0; k < classes; ++k) {
       const double d = probabilities[i * classes + k] - (static_cast<std::size_t>(truth[i]) == k ? 1.0 : 0.0);
-      sum += d * d;
+      sum += w * d * d;
     }
   }
-  return sum / static_cast<double>(truth.size());
+  return sum / (weights.empty() ? static_cast<double>(truth.size()) : total);
 }
 
 }  // namespace pegasos

@@ -23,10 +23,16 @@ struct Platt {
 // backtracking (Armijo) line search, until the gradient is below 1e-10, no
 // step decreases the loss, or 100 iterations. Needs both classes present
 // (std::invalid_argument otherwise).
-Platt platt_fit(const std::vector<double>& scores, const std::vector<char>& positive);
+//
+// `weights` (empty: all 1; else one s_i > 0 per example, as Dataset::weights)
+// weigh each example's term and count it s_i times in N+ and N-, so an
+// integer weight k fits as the example repeated k times.
+Platt platt_fit(const std::vector<double>& scores, const std::vector<char>& positive,
+                const std::vector<float>& weights = {});
 
 // The loss platt_fit minimises (summed over the examples), for tests.
-double platt_loss(const Platt& p, const std::vector<double>& scores, const std::vector<char>& positive);
+double platt_loss(const Platt& p, const std::vector<double>& scores, const std::vector<char>& positive,
+                  const std::vector<float>& weights = {});
 
 // Class probabilities from one row's scores: binary (outputs == 1) fills
 // out[0] = P(class 0), out[1] = P(class 1); multiclass: each class's
@@ -34,11 +40,13 @@ double platt_loss(const Platt& p, const std::vector<double>& scores, const std::
 void calibrated_probabilities(const std::vector<Platt>& sigmoids, const double* scores, int outputs, double* out);
 
 // Mean −log p(true class), p clipped to [1e-15, 1]; `probabilities` is rows ×
-// classes, row-major.
-double log_loss(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes);
+// classes, row-major. `weights` (empty: all 1) makes it the weighted mean.
+double log_loss(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes,
+                const std::vector<float>& weights = {});
 // Mean over rows of Σ_k (p_k − [k = true])² (Brier 1950); for two classes
 // that is twice the usual binary score, so binary data reports
-// mean (p_1 − y)² instead (classes == 2).
-double brier_score(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes);
+// mean (p_1 − y)² instead (classes == 2). `weights` as for log_loss.
+double brier_score(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes,
+                   const std::vector<float>& weights = {});
 
 }  // namespace pegasos

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 namespace pegasos {
 
@@ -80,11 +81,28 @@ std::optional<double> roc_auc(const std::vector<double>& scores, const std::vect
   return area / (pos * neg);
 }
 
-OperatingPoint operating_point(const std::vector<double>& scores, const std::vector<char>& positive, double threshold) {
+namespace {
+
+// How many times example i counts: 1 without weights.
+double count_of(const std::vector<float>& weights, std::size_t i) {
+  return weights.empty() ? 1.0 : static_cast<double>(weights[i]);
+}
+
+void check_score_weights(const std::vector<float>& weights, std::size_t n) {
+  if (!weights.empty() && weights.size() != n)
+    throw std::invalid_argument("operating point: weights and scores differ in length");
+}
+
+}  // namespace
+
+OperatingPoint operating_point(const std::vector<double>& scores, const std::vector<char>& positive, double threshold,
+                               const std::vector<float>& weights) {
+  check_score_weights(weights, scores.size());
   double tp = 0, fp = 0, pos = 0, neg = 0;
   for (std::size_t i = 0; i < scores.size(); ++i) {
-    (positive[i] ? pos : neg) += 1;
-    if (scores[i] > threshold) (positive[i] ? tp : fp) += 1;
+    const double c = count_of(weights, i);
+    (positive[i] ? pos : neg) += c;
+    if (scores[i] > threshold) (positive[i] ? tp : fp) += c;
   }
   OperatingPoint p;
   p.threshold = threshold;
@@ -121,15 +139,18 @@ struct GroupCut {
 // visit(cut) after each until it returns false. Returns false (and visits
 // nothing) when one of the classes is absent.
 template <class Visit>
-bool walk_score_groups(const std::vector<double>& scores, const std::vector<char>& positive, Visit visit) {
+bool walk_score_groups(const std::vector<double>& scores, const std::vector<char>& positive,
+                       const std::vector<float>& weights, Visit visit) {
+  check_score_weights(weights, scores.size());
   double pos = 0, neg = 0;
-  for (char p : positive) (p ? pos : neg) += 1;
-  if (pos == 0 || neg == 0) return false;
+  for (std::size_t i = 0; i < positive.size(); ++i) (positive[i] ? pos : neg) += count_of(weights, i);
+  if (!(pos > 0) || !(neg > 0)) return false;
   const std::vector<std::size_t> order = order_by_score_desc(scores);
   double tp = 0, fp = 0;
   for (std::size_t i = 0, j = 0; i < order.size(); i = j) {
     do {  // at least the row itself (a NaN score equals nothing)
-      (positive[order[j++]] ? tp : fp) += 1;
+      const std::size_t r = order[j++];
+      (positive[r] ? tp : fp) += count_of(weights, r);
     } while (j < order.size() && scores[order[j]] == scores[order[i]]);
     if (!visit(GroupCut{tp, fp, pos, neg, threshold_below(scores, order, i, j)})) break;
   }
@@ -139,26 +160,28 @@ bool walk_score_groups(const std::vector<double>& scores, const std::vector<char
 }  // namespace
 
 std::optional<OperatingPoint> threshold_for_fpr(const std::vector<double>& scores,
-                                                const std::vector<char>& positive, double max_fpr) {
+                                                const std::vector<char>& positive, double max_fpr,
+                                                const std::vector<float>& weights) {
   std::optional<double> best;  // nothing within budget: the highest score (predicts nothing positive)
-  const bool both = walk_score_groups(scores, positive, [&](const GroupCut& cut) {
+  const bool both = walk_score_groups(scores, positive, weights, [&](const GroupCut& cut) {
     if (cut.fp / cut.neg > max_fpr) return false;  // this group would exceed the budget
     best = cut.threshold;
     return true;
   });
   if (!both) return std::nullopt;
-  return operating_point(scores, positive, best ? *best : *std::max_element(scores.begin(), scores.end()));
+  return operating_point(scores, positive, best ? *best : *std::max_element(scores.begin(), scores.end()), weights);
 }
 
 std::optional<OperatingPoint> threshold_for_recall(const std::vector<double>& scores,
-                                                   const std::vector<char>& positive, double min_recall) {
+                                                   const std::vector<char>& positive, double min_recall,
+                                                   const std::vector<float>& weights) {
   std::optional<double> found;
-  const bool both = walk_score_groups(scores, positive, [&](const GroupCut& cut) {
+  const bool both = walk_score_groups(scores, positive, weights, [&](const GroupCut& cut) {
     found = cut.threshold;  // the lowest cut so far; kept when the recall is never reached
     return cut.tp / cut.pos < min_recall;
   });
   if (!both) return std::nullopt;
-  return operating_point(scores, positive, *found);
+  return operating_point(scores, positive, *found, weights);
 }
 
 }  // namespace pegasos

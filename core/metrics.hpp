@@ -42,16 +42,22 @@ std::optional<double> roc_auc(const std::vector<double>& scores, const std::vect
 // The operating point with the highest recall whose false-positive rate is
 // at most max_fpr (the threshold is placed between distinct scores).
 // nullopt when there are no negatives or no positives.
+//
+// These three count each example `weights[i]` times (empty: once each; else
+// one weight > 0 per example, as Dataset::weights), so rates are weighted.
 std::optional<OperatingPoint> threshold_for_fpr(const std::vector<double>& scores,
-                                                const std::vector<char>& positive, double max_fpr);
+                                                const std::vector<char>& positive, double max_fpr,
+                                                const std::vector<float>& weights = {});
 
 // The operating point with the highest threshold whose recall is at least
 // min_recall (the threshold is placed between distinct scores). nullopt when
 // there are no negatives or no positives.
 std::optional<OperatingPoint> threshold_for_recall(const std::vector<double>& scores,
-                                                   const std::vector<char>& positive, double min_recall);
+                                                   const std::vector<char>& positive, double min_recall,
+                                                   const std::vector<float>& weights = {});
 
 // Precision, recall and FPR when predicting positive for score > threshold.
-OperatingPoint operating_point(const std::vector<double>& scores, const std::vector<char>& positive, double threshold);
+OperatingPoint operating_point(const std::vector<double>& scores, const std::vector<char>& positive, double threshold,
+                               const std::vector<float>& weights = {});
 
 }  // namespace pegasos

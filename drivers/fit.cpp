@@ -101,14 +101,17 @@ void calibrate(const TrainConfig& config, const Dataset& data, const std::vector
       s[i] = oof[i * K + k];
       positive[i] = static_cast<std::size_t>(data.labels[i]) == (K == 1 ? 1 : k);
     }
-    h.calibration[k] = platt_fit(s, positive);
+    h.calibration[k] = platt_fit(s, positive, data.weights);
   }
   std::vector<double> p(n * C);
   for (std::size_t i = 0; i < n; ++i) h.probabilities(&oof[i * K], &p[i * C]);
   nlohmann::json record = {{"fitted_on", "out-of-fold decision values"},
                            {"folds", config.cv_folds},
                            {"examples", n},
-                           {"out_of_fold", {{"log_loss", log_loss(p, data.labels, C)}, {"brier", brier_score(p, data.labels, C)}}}};
+                           {"out_of_fold",
+                            {{"log_loss", log_loss(p, data.labels, C, data.weights)},
+                             {"brier", brier_score(p, data.labels, C, data.weights)}}}};
+  if (!data.weights.empty()) record["weighted_by"] = "sample weights";
   if (K > 1) record["multiclass"] = "one-vs-rest sigmoids, normalised to sum to 1";
   h.calibration_record = record.dump();
 }
@@ -118,8 +121,8 @@ void choose_threshold(const TrainConfig& config, const Dataset& data, const std:
   if (h.outputs != 1) throw ConfigError("max_fpr / target_recall: a decision threshold is for binary models");
   std::vector<char> positive(data.size());
   for (std::size_t i = 0; i < data.size(); ++i) positive[i] = data.labels[i] == 1;
-  const auto op = config.max_fpr ? threshold_for_fpr(oof, positive, *config.max_fpr)
-                                 : threshold_for_recall(oof, positive, *config.target_recall);
+  const auto op = config.max_fpr ? threshold_for_fpr(oof, positive, *config.max_fpr, data.weights)
+                                 : threshold_for_recall(oof, positive, *config.target_recall, data.weights);
   if (!op) throw InputError(data.source + ": a threshold needs examples of both classes");
   h.threshold = op->threshold;
   nlohmann::json record = {{"chosen_on", "out-of-fold decision values"},
@@ -129,6 +132,7 @@ void choose_threshold(const TrainConfig& config, const Dataset& data, const std:
                             {{"false_positive_rate", op->false_positive_rate},
                              {"recall", op->recall},
                              {"precision", op->precision}}}};
+  if (!data.weights.empty()) record["weighted_by"] = "sample weights";
   if (config.max_fpr) record["max_fpr"] = *config.max_fpr;
   if (config.target_recall) record["target_recall"] = *config.target_recall;
   h.threshold_record = record.dump();

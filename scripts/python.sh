@@ -25,4 +25,14 @@ dest=$(grep '^PEGASOS_PYTHON_INSTALL_DIR:' "$build/CMakeCache.txt" | cut -d= -f2
 if [ "$(id -u)" -ne 0 ] && ! [ -w "$(dirname "$dest")" ]; then sudo="sudo"; fi
 $sudo cmake --install "$build" --component python
 cd /
-/usr/bin/python3 -c "import pegasos, sys; print('installed:', pegasos.__file__)"
+# Check the copy just installed (PYTHONPATH puts $dest first, also when it is not on
+# Python's default path), not another pegasos found elsewhere.
+PYTHONPATH="$dest${PYTHONPATH:+:$PYTHONPATH}" /usr/bin/python3 - "$dest" <<'PY'
+import os, sys
+import pegasos
+dest = os.path.realpath(sys.argv[1])
+found = os.path.realpath(pegasos.__file__)
+if os.path.commonpath([dest, found]) != dest:
+    sys.exit("scripts/python.sh: imported %s, not the copy installed in %s" % (found, dest))
+print("installed:", found)
+PY

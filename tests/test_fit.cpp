@@ -116,6 +116,61 @@ TEST_CASE("platt: the fit is the minimum of its loss (brute-force grid and local
   CHECK_THROWS_AS(pegasos::platt_fit({1, 2}, {1, 1}), std::invalid_argument);
 }
 
+TEST_CASE("sample weights: Platt, log-loss, Brier and thresholds count a weight-k example k times", "[fit]") {
+  std::vector<double> s, rs;  // rs, rpos: every example repeated weight times
+  std::vector<char> positive, rpos;
+  noisy_scores(300, 0.5, 7, s, positive);
+  std::vector<float> w(s.size());
+  pegasos::Rng rng(11);
+  std::vector<int> truth, rtruth;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    w[i] = static_cast<float>(1 + static_cast<int>(rng.uniform() * 4));  // 1..4
+    for (int k = 0; k < static_cast<int>(w[i]); ++k) {
+      rs.push_back(s[i]);
+      rpos.push_back(positive[i]);
+      rtruth.push_back(positive[i] ? 1 : 0);
+    }
+    truth.push_back(positive[i] ? 1 : 0);
+  }
+  const pegasos::Platt weighted = pegasos::platt_fit(s, positive, w), repeated = pegasos::platt_fit(rs, rpos);
+  const pegasos::Platt plain = pegasos::platt_fit(s, positive);
+  CHECK(weighted.a == Approx(repeated.a).epsilon(1e-8));
+  CHECK(weighted.b == Approx(repeated.b).epsilon(1e-8));
+  CHECK(pegasos::platt_loss(weighted, s, positive, w) == Approx(pegasos::platt_loss(repeated, rs, rpos)).epsilon(1e-10));
+  CHECK(std::abs(plain.a - weighted.a) > 1e-3);  // the weights change the fit
+  // Weights all 1 are no weights, bit for bit.
+  const pegasos::Platt ones = pegasos::platt_fit(s, positive, std::vector<float>(s.size(), 1.0f));
+  CHECK(ones.a == plain.a);
+  CHECK(ones.b == plain.b);
+
+  std::vector<double> p, rp;
+  for (double v : s) p.insert(p.end(), {1.0 - weighted.probability(v), weighted.probability(v)});
+  for (double v : rs) rp.insert(rp.end(), {1.0 - weighted.probability(v), weighted.probability(v)});
+  CHECK(pegasos::log_loss(p, truth, 2, w) == Approx(pegasos::log_loss(rp, rtruth, 2)).epsilon(1e-12));
+  CHECK(pegasos::brier_score(p, truth, 2, w) == Approx(pegasos::brier_score(rp, rtruth, 2)).epsilon(1e-12));
+  CHECK(pegasos::log_loss(p, truth, 2, std::vector<float>(s.size(), 1.0f)) == pegasos::log_loss(p, truth, 2));
+
+  for (double fpr : {0.0, 0.01, 0.05, 0.2}) {
+    const auto a = pegasos::threshold_for_fpr(s, positive, fpr, w), b = pegasos::threshold_for_fpr(rs, rpos, fpr);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(a->threshold == b->threshold);
+    CHECK(a->false_positive_rate == Approx(b->false_positive_rate).epsilon(1e-12));
+    CHECK(a->recall == Approx(b->recall).epsilon(1e-12));
+    CHECK(a->false_positive_rate <= fpr);
+  }
+  for (double recall : {0.5, 0.9, 0.99}) {
+    const auto a = pegasos::threshold_for_recall(s, positive, recall, w), b = pegasos::threshold_for_recall(rs, rpos, recall);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(a->threshold == b->threshold);
+    CHECK(a->precision == Approx(b->precision).epsilon(1e-12));
+    CHECK(a->recall >= recall);
+  }
+  CHECK_THROWS_AS(pegasos::platt_fit(s, positive, std::vector<float>(3, 1.0f)), std::invalid_argument);
+  CHECK_THROWS_AS(pegasos::operating_point(s, positive, 0.0, std::vector<float>(3, 1.0f)), std::invalid_argument);
+}
+
 TEST_CASE("probabilities: in [0, 1], monotone in the score, multiclass rows sum to 1, log-loss and Brier by formula",
           "[fit]") {
   const std::vector<pegasos::Platt> one = {{-2.0, 0.3}};

@@ -96,6 +96,37 @@ def test_platt_fit_matches_brute_force():
         assert platt_loss(A, B, f, t) <= best.fun + 1e-12
 
 
+def test_platt_weights_count_as_repeats():
+    """An integer weight k fits the sigmoid as the example repeated k times; equal weights are
+    no weights (the engine's core/calibration.cpp, tested in tests/test_fit.cpp, does the same)."""
+    rng = np.random.default_rng(3)
+    f = rng.normal(size=150)
+    positive = f + rng.normal(size=150) > 0.2
+    w = rng.integers(1, 5, size=150).astype(np.float64)
+    A, B = platt_fit(f, positive, weight=w)
+    rA, rB = platt_fit(np.repeat(f, w.astype(int)), np.repeat(positive, w.astype(int)))
+    np.testing.assert_allclose([A, B], [rA, rB], rtol=1e-9)
+    assert abs(A - platt_fit(f, positive)[0]) > 1e-3
+    assert platt_fit(f, positive, weight=np.ones(150)) == platt_fit(f, positive)
+    with pytest.raises(ValueError, match="weights"):
+        platt_fit(f, positive, weight=np.ones(3))
+
+
+def test_probability_uses_sample_weight():
+    """probability=True with sample_weight: the calibration weighs the rows as the fit does.
+    Weights scaled by one number change nothing; weights that favour the positives move the
+    sigmoid toward them (the mean probability of class 1 rises)."""
+    X, y = make_binary_data(n=400, seed=5)
+    base = dict(lam=1e-2, probability=True, random_state=0)
+    plain = PegasosClassifier(**base).fit(X, y)
+    twice = PegasosClassifier(**base).fit(X, y, sample_weight=np.full(len(y), 2.0))
+    assert twice.platt_ == plain.platt_
+    w = np.where(y == 1, 4.0, 1.0)
+    heavy = PegasosClassifier(**base).fit(X, y, sample_weight=w)
+    assert heavy.platt_ != plain.platt_
+    assert heavy.predict_proba(X)[:, 1].mean() > plain.predict_proba(X)[:, 1].mean()
+
+
 def test_platt_separable_stays_finite():
     """Separable values (the smoothed targets keep the optimum finite)."""
     f = np.array([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0])

@@ -65,3 +65,36 @@ def test_sample_weights_invariance_ones():
     from sklearn.utils.estimator_checks import check_sample_weights_invariance
 
     check_sample_weights_invariance("PegasosClassifier", PegasosClassifier(), kind="ones")
+
+
+def test_no_bias_declares_class_weight_check():
+    """bias='none' declares check_class_weight_classifiers as failing by design, and it does
+    fail (the declaration is not hiding a check that would pass); with a bias it passes."""
+    from sklearn.utils.estimator_checks import check_class_weight_classifiers
+
+    no_bias = PegasosClassifier(bias="none")
+    assert "check_class_weight_classifiers" in no_bias._more_tags()["_xfail_checks"]
+    assert "check_class_weight_classifiers" not in PegasosClassifier()._more_tags()["_xfail_checks"]
+    with pytest.raises(AssertionError):
+        check_class_weight_classifiers("PegasosClassifier", no_bias)
+    check_class_weight_classifiers("PegasosClassifier", PegasosClassifier())
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_check_estimator_with_probability_completes():
+    """check_estimator(PegasosClassifier(probability=True)) runs to its end, skipping exactly
+    the declared checks; the one declared for probability=True does fail (predict and the
+    probabilities' argmax can disagree), so the declaration hides nothing that passes."""
+    import warnings
+    from sklearn.exceptions import SkipTestWarning
+    from sklearn.utils.estimator_checks import check_classifiers_train, check_estimator
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_estimator(PegasosClassifier(probability=True))
+    skipped = {str(w.message).split(" for ")[0].replace("Skipping ", "")
+               for w in caught if issubclass(w.category, SkipTestWarning)
+               and str(w.message).startswith("Skipping ")}
+    assert skipped == set(PegasosClassifier._XFAIL_CHECKS) | set(PegasosClassifier._XFAIL_WITH_PROBABILITY)
+    with pytest.raises(AssertionError):
+        check_classifiers_train("PegasosClassifier", PegasosClassifier(probability=True))
