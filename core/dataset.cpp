@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 #include "core/errors.hpp"
 #include "core/fresh_memory.hpp"
@@ -474,6 +475,21 @@ void set_sample_weights(Dataset& data, std::span<const double> weights, const st
       throw InputError(what + ": the weight of row " + std::to_string(i + 1) + " (" + std::to_string(weights[i]) +
                        ") is not a finite number ≥ 0");
     }
+  }
+  // Weights are relative and stored as float32: extreme ones (a weight of 1e39
+  // overflowed float to infinity) are divided by the largest first, and a
+  // positive one that is then below float's range relative to it is raised
+  // to float's smallest positive number (still a row of the problem, of
+  // negligible weight, not a row left out).
+  std::vector<double> scaled;
+  const double top = weights.empty() ? 0.0 : *std::max_element(weights.begin(), weights.end());
+  if (top > 1e30 || (top > 0.0 && top < 1e-30)) {
+    scaled.assign(weights.begin(), weights.end());
+    for (double& w : scaled) {
+      w /= top;
+      if (w > 0.0 && static_cast<float>(w) == 0.0f) w = static_cast<double>(std::numeric_limits<float>::denorm_min());
+    }
+    weights = scaled;
   }
   // Drop the rows of weight 0 in place (they contribute nothing to the objective).
   Dataset& d = data;

@@ -186,7 +186,14 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
       return;
     }
   }
-  std::string tmpl = path_ + ".tmp-XXXXXX";
+  if (::stat(path.c_str(), &st) != 0) follow_dangling_link(path);
+  // PATH.tmp-XXXXXX beside PATH; where PATH's name is too long for the
+  // suffix (NAME_MAX), the temporary file's name is PATH's name cut short.
+  const std::filesystem::path target(path_);
+  std::string base = target.filename().string();
+  constexpr std::size_t kSuffix = sizeof(".tmp-XXXXXX") - 1, kNameMax = 255;
+  if (base.size() + kSuffix > kNameMax) base.resize(kNameMax - kSuffix);
+  std::string tmpl = (target.parent_path() / (base + ".tmp-XXXXXX")).string();
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   // Claim a slot, create the file and record its name with the cleanup
@@ -206,10 +213,29 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
     // The file is written beside PATH and renamed over it: name the folder
     // (`train d.svm /proc/version` said "No such file or directory" of a
     // path that exists).
-    const std::string folder = std::filesystem::path(path).parent_path().string();
+    const std::string folder = std::filesystem::path(path_).parent_path().string();
     throw InputError(path + ": cannot create output file (a temporary file in " +
                      (folder.empty() ? std::string(".") : folder) + " renamed over it): " + std::strerror(mkstemp_errno));
   }
+}
+
+// PATH does not resolve to a file: if it is a symbolic link (dangling, or a
+// chain of them), the file it names is the output (created there, as `>`
+// creates it; the link stays a link), and a loop is an error.
+void OutputFile::follow_dangling_link(const std::string& path) {
+  std::filesystem::path at(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat lst{};
+    if (::lstat(at.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) {
+      path_ = at.string();
+      return;
+    }
+    std::error_code ec;
+    const std::filesystem::path next = std::filesystem::read_symlink(at, ec);
+    if (ec) throw InputError(path + ": cannot open output: " + ec.message());
+    at = next.is_absolute() ? next : at.parent_path() / next;
+  }
+  throw InputError(path + ": cannot open output: too many levels of symbolic links");
 }
 
 OutputFile::~OutputFile() {
@@ -335,6 +361,14 @@ void write_output(const std::string& path, std::string_view content) {
   OutputFile out(path);
   out.write(content);
   out.commit();
+}
+
+void reserve_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int got = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (got >= 0 && got != fd) ::close(got);
+  }
 }
 
 void check_standard_output() {

@@ -66,6 +66,7 @@ class OutputFile {
  private:
   void write_fd(const char* data, std::size_t size);
   void discard();
+  void follow_dangling_link(const std::string& path);
 
   std::string path_, name_, tmp_;
   std::string buffer_;
@@ -108,6 +109,14 @@ void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& i
 // Check standard output at the end of a command: flush C and C++ streams and
 // throw OutputError (BrokenPipe) if any earlier write to them failed.
 void check_standard_output();
+
+// Descriptors 0, 1 and 2 that were closed when the process started
+// (`pegasos eval ... >&-`) are opened read-only on /dev/null: a file the
+// program creates never becomes its standard output or error (a report
+// printed to stdout would land in a temporary model file, or in a probe
+// file unlinked at once, and the loss go unreported), and a write to them
+// fails (EBADF), which check_standard_output() reports.
+void reserve_standard_descriptors();
 
 // Install handlers for SIGINT, SIGTERM and SIGHUP that unlink the temporary
 // files of outputs being written, then re-raise the signal with its default

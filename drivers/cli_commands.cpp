@@ -1,5 +1,6 @@
 #include "drivers/cli_commands.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -41,11 +42,15 @@ const CLI::Validator kFinite(
 
 // A number, or a whole number, before any range check: "--top abc" was
 // "Value abc not in range 0 to 1000000", "--cv abc" "Could not convert".
+// Decimal only, as in data files (strtod took "0x10" as 16).
 const CLI::Validator kNumber(
     [](std::string& v) {
-      char* end = nullptr;
-      (void)std::strtod(v.c_str(), &end);
-      return v.empty() || end == v.c_str() || *end != '\0' ? "'" + v + "' is not a number" : std::string();
+      const char* first = v.data() + (!v.empty() && v[0] == '+' ? 1 : 0);
+      const char* last = v.data() + v.size();
+      double d = 0.0;
+      const auto [end, ec] = std::from_chars(first, last, d, std::chars_format::general);
+      const bool whole = first != last && end == last && (ec == std::errc() || ec == std::errc::result_out_of_range);
+      return whole ? std::string() : "'" + v + "' is not a number";
     },
     "NUMBER");
 const CLI::Validator kWholeNumber(

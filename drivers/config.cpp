@@ -32,7 +32,11 @@ using nlohmann::json;
 std::string shown(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 double config_number(const json& j, const std::string& origin, const std::string& key) {
-  if (!j.is_number()) refuse(origin, key, "expected a number, found " + std::string(j.type_name()) + " " + shown(j));
+  if (!j.is_number()) {
+    // (null's type name is its text: "found null", not "found null null")
+    const std::string type = j.type_name(), text = shown(j);
+    refuse(origin, key, "expected a number, found " + (type == text ? text : type + " " + text));
+  }
   const double v = j.get<double>();
   if (!std::isfinite(v)) refuse(origin, key, "must be finite");
   return v;
@@ -40,7 +44,8 @@ double config_number(const json& j, const std::string& origin, const std::string
 
 std::int64_t config_integer(const json& j, const std::string& origin, const std::string& key) {
   const double v = config_number(j, origin, key);
-  if (v != std::floor(v) || std::abs(v) > 9.0e15) refuse(origin, key, "expected an integer, found " + shown(j));
+  if (v != std::floor(v)) refuse(origin, key, "expected an integer, found " + shown(j));
+  if (std::abs(v) > 9.0e15) refuse(origin, key, "the integer " + shown(j) + " is out of range (at most 9e15 in magnitude)");
   return static_cast<std::int64_t>(v);
 }
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 #include "core/errors.hpp"
 #include "core/input_stream.hpp"
@@ -151,10 +152,23 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
       throw InputError(config.source_model + ": the source model was trained on raw text, but " + input_name(path) +
                        " is numeric data (featurizations differ)");
     }
+    // The fields of JSONL documents name nothing in numeric data: an error, not ignored.
+    for (const auto& [key, value, fallback] : {std::tuple<const char*, const std::string*, const char*>{
+                                                   "text_field", &config.text_field, "text"},
+                                               {"label_field", &config.label_field, "label"}}) {
+      if (*value != fallback) {
+        throw ConfigError(std::string(key) + ": names a field of JSONL documents, but " + input_name(path) +
+                          " is numeric data (LIBSVM/CSV); for CSV, label_column picks the label");
+      }
+    }
     out.data = input.numeric(config.read);
     warn_mixed_labels(out.data, path);
     check_weights_fit(out.data, path);
     return out;
+  }
+  if (config.read.label_column != 0 || !config.read.label_column_name.empty()) {
+    throw ConfigError("label_column: picks a CSV column, but " + input_name(path) +
+                      " is raw text; for JSONL, label_field names the label's field");
   }
   const TextCorpus corpus = input.corpus(text_read_options(format, config.text_field, config.label_field, true));
   TextFeaturizer featurizer;

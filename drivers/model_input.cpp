@@ -92,7 +92,10 @@ std::optional<InputKind> kind_by_extension(const std::string& path, bool text_mo
 // The kind of standard input in format auto, by its first bytes.
 InputKind kind_by_content(std::string_view head, bool text_model) {
   if (sniff_text_format(head) == TextFormat::kJsonl) return InputKind::kJsonl;
-  if (text_model) return InputKind::kTsv;
+  // LIBSVM rows are numeric data for a text model too, as in a file (where
+  // they were refused and the same rows on a pipe scored as documents).
+  if (text_model && !looks_like_libsvm(head)) return InputKind::kTsv;
+  if (text_model) return InputKind::kLibsvm;
   return numeric_format_of("-", head) == DataFormat::kCsv ? InputKind::kCsv : InputKind::kLibsvm;
 }
 

@@ -258,7 +258,11 @@ void remap_to_model_classes(Dataset& data, const std::vector<std::string>& class
                    "' does not occur in the model's classes (" + class_list(classes) + ")" +
                    (unknown.size() > 1 ? "; " + std::to_string(unknown.size() - 1) + " other unknown label" +
                                              (unknown.size() > 2 ? "s" : "")
-                                       : ""));
+                                       : "") +
+                   // a CSV line read as LIBSVM is all label
+                   (data.classes[unknown.front()].find(',') != std::string::npos
+                        ? " (if the file is CSV, name it .csv or use --set format=csv)"
+                        : ""));
 }
 
 int run_featurize(const std::string& config_path, const std::vector<std::string>& sets, const std::string& model_path,
@@ -446,6 +450,7 @@ int main_impl(int argc, char** argv) {
 }  // namespace pegasos
 
 int main(int argc, char** argv) {
+  pegasos::reserve_standard_descriptors();  // `>&-`: no file of ours becomes fd 1
   pegasos::remove_temp_files_on_signals();  // Ctrl-C while writing leaves no PATH.tmp-* file
   pegasos::report_shrunk_mappings_on_sigbus();  // an input truncated while mapped: exit 2 naming it
   try {

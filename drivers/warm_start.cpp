@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include "core/errors.hpp"
@@ -83,6 +84,17 @@ void check_init_model(const TrainConfig& config, const Model& old, Dataset& trai
                  " uses feature index " + std::to_string(train.dimension));
   }
   train.dimension = old.dimension;  // features the data does not use keep their (shrinking) weights
+  // A start whose ½λ‖w‖² is not a number (|w| past ~1e154) leaves every
+  // objective value non-finite: refuse it here, naming the file.
+  double sq = 0.0, top = 0.0;
+  for (double v : old.weights) sq += v * v, top = std::max(top, std::abs(v));
+  for (double v : old.bias) sq += v * v, top = std::max(top, std::abs(v));
+  if (!std::isfinite(sq)) {
+    char largest[32];
+    std::snprintf(largest, sizeof largest, "%.3g", top);
+    throw InputError(config.init_model + ": weights: their squared norm overflows a double (|w| up to " + largest +
+                     "); not a usable starting point, train without --init-model");
+  }
 }
 
 std::uint64_t schedule_steps_of(const Model& model) {

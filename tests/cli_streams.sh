@@ -47,6 +47,10 @@ for pair in "m.json d.svm" "c.json d.csv" "t.json d.jsonl" "t.json d.jsonl.gz" "
   same file.out devstdin.out "/dev/stdin $2"
   same file.out fifo.out "named pipe $2"
 done
+# LIBSVM rows for a text model: refused from a pipe as from the file (they were scored as documents).
+"$P" predict t.json d.svm > /dev/null 2>&1 && fail "predict text model on d.svm exited 0"
+head -3 d.svm | "$P" predict t.json - > /dev/null 2> libsvm_pipe.err && fail "head d.svm | predict text model - exited 0"
+grep -q "numeric data" libsvm_pipe.err || fail "libsvm rows on a pipe said: $(cat libsvm_pipe.err)"
 cat d.svm | "$P" train -q - m_stdin.json && same m.json m_stdin.json "train from standard input"
 "$P" eval m.json d.svm > eval_file.out && cat d.svm | "$P" eval m.json - > eval_stdin.out || fail "eval"
 same eval_file.out eval_stdin.out "eval from standard input"
@@ -98,6 +102,18 @@ for cmd in "predict m.json d.svm" "eval m.json d.svm" "predict m.json d.svm -o /
   [ $code -ne 0 ] || fail "'$cmd > /dev/full' exited 0"
   grep -q "No space left on device\|write failed" full.err || fail "'$cmd > /dev/full' said: $(cat full.err)"
 done
+
+# A closed standard output (>&-) is a failed write too, also when the command
+# writes a file besides (that file's temporary once took fd 1 and swallowed the report).
+for cmd in "eval m.json d.svm" "eval m.json d.svm --json closed.json" "train -q --cv 3 --refit d.svm closed_model.json"; do
+  "$P" $cmd >&- 2> closed.err
+  code=$?
+  [ $code -ne 0 ] || fail "'$cmd >&-' exited 0"
+  grep -q "standard output: write failed" closed.err || fail "'$cmd >&-' said: $(cat closed.err)"
+done
+# With stderr closed the model is still written whole, and nothing lands in it.
+"$P" train d.svm closed_err.json 2>&- || fail "train with 2>&- failed"
+"$P" predict closed_err.json d.svm > closed_err.pred 2> /dev/null || fail "the model written with 2>&- does not load"
 
 # A reader that stops early (head) ends the command quietly, with or without SIGPIPE ignored.
 for trap_pipe in no yes; do

@@ -492,6 +492,27 @@ TEST_CASE("bad inputs: a word among numeric labels is trained on with a warning 
 #endif
 #endif
 #ifndef PEGASOS_TEST_SANITIZED
+TEST_CASE("bad inputs: a warm start whose weights overflow ||w||^2 is refused naming the file, for both solvers",
+          "[robust]") {
+  TempDir dir;
+  const std::string data = dir.file("d.svm"), model = dir.file("m.json"), huge = dir.file("huge.json");
+  std::string rows;
+  for (int i = 0; i < 40; ++i) rows += std::string(i % 2 ? "1" : "-1") + " 1:" + std::to_string(i % 7) + " 2:1\n";
+  write_text(data, rows);
+  REQUIRE(run_pegasos(dir, {"train", "-q", "--set", "keep_duals=false", data, model}).code() == 0);
+  nlohmann::json m = nlohmann::json::parse(read_text(model));
+  m["weights"][0] = nlohmann::json::array({1e200, 1e200});  // finite, but |w|^2 is not
+  write_text(huge, m.dump());
+  for (const std::string& solver : {"pegasos", "sdca"}) {
+    INFO(solver);
+    const auto r = run_pegasos(dir, {"train", "-q", "--set", "solver=" + solver, "--init-model", huge, data,
+                                     dir.file("out.json")});
+    CHECK(r.code() == 2);  // was 1, "internal error: refusing to save a model with a non-finite training/objective"
+    CHECK_THAT(r.err, Contains("huge.json: weights: their squared norm overflows"));
+    CHECK_FALSE(std::filesystem::exists(dir.file("out.json")));
+  }
+}
+
 TEST_CASE("bad inputs: weights beyond the process's memory limit are refused naming the limit", "[robust]") {
   TempDir dir;
   const std::string data = dir.file("two.svm"), model = dir.file("model.json"), huge = dir.file("huge.json");

@@ -242,6 +242,34 @@ TEST_CASE("outputs keep the umask, the replaced file's permissions and symbolic 
   REQUIRE(pegasos_run(dir, predict + q(link)).code == 0);
   CHECK(std::filesystem::is_symlink(link));                        // still a link
   CHECK(testutil::read_text(out).find("spam") != std::string::npos);  // its target has the predictions
+
+  // A dangling link (also through a chain, with a relative target) creates its
+  // target, as `>` does; a loop and a target in a missing folder are errors.
+  std::filesystem::create_directory(dir.file("sub"));
+  const std::string dangling = dir.file("dangling.txt"), chain = dir.file("chain.txt");
+  std::filesystem::create_symlink("sub/made.txt", dangling);
+  std::filesystem::create_symlink("dangling.txt", chain);
+  REQUIRE(pegasos_run(dir, predict + q(chain)).code == 0);
+  CHECK(std::filesystem::is_symlink(chain));
+  CHECK(std::filesystem::is_symlink(dangling));
+  CHECK(testutil::read_text(dir.file("sub/made.txt")).find("spam") != std::string::npos);
+  const std::string loop_a = dir.file("loop_a"), loop_b = dir.file("loop_b"), nowhere = dir.file("nowhere.txt");
+  std::filesystem::create_symlink("loop_b", loop_a);
+  std::filesystem::create_symlink("loop_a", loop_b);
+  std::filesystem::create_symlink(dir.file("missing_folder/x.txt"), nowhere);
+  for (const std::string& bad : {loop_a, nowhere}) {
+    const Run r = pegasos_run(dir, predict + q(bad));
+    CHECK(r.code == 2);
+    CHECK(std::filesystem::is_symlink(bad));  // not replaced by a file
+  }
+  CHECK(pegasos_run(dir, predict + q(loop_a)).err.find("too many levels of symbolic links") != std::string::npos);
+  CHECK(pegasos_run(dir, predict + q(nowhere)).err.find("missing_folder") != std::string::npos);
+
+  // A name of 250 bytes (NAME_MAX 255) is written: the temporary file's name is cut short.
+  const std::string long_name = dir.file(std::string(250, 'k'));
+  REQUIRE(pegasos_run(dir, predict + q(long_name)).code == 0);
+  CHECK(testutil::read_text(long_name).find("spam") != std::string::npos);
+  CHECK(dir.entries("kkkk").size() == 1);  // no temporary file left beside it
 }
 
 TEST_CASE("eval --max-fpr on a multiclass model and run --output over a file are errors, exit 2", "[cli][habits]") {

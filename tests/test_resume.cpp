@@ -246,6 +246,23 @@ TEST_CASE("journal: a cut-off last line is ignored and its run redone, a damaged
     CHECK_THROWS_WITH(run_experiment(e, options(dir.file("out"), true)), Contains("line 2 is damaged"));
   }
 
+  // A complete last line (newline and all) that does not read was not cut off
+  // by a kill: refused, also as the only line (a foreign file), never deleted.
+  lines = lines_of(journal);
+  text.clear();
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) text += lines[i] + "\n";
+  write_text(journal, text + "{\"foo\": 1}\n");
+  CHECK_THROWS_WITH(run_experiment(e, options(dir.file("out"), true)), Contains("is damaged"));
+  for (const std::string& foreign : {std::string("garbage\n"), std::string("{\"foo\":1}\n")}) {
+    write_text(journal, foreign);
+    CHECK_THROWS_AS(run_experiment(e, options(dir.file("out"), true)), ConfigError);
+    CHECK(lines_of(journal).size() == 1);  // left as it was
+  }
+  // Only a first line cut off before its newline counts as a kill's.
+  write_text(journal, lines[0].substr(0, lines[0].size() / 2));
+  CHECK(run_experiment(e, options(dir.file("out"), true))["timing"]["restored_runs"] == 0);
+  check_each_run_once(journal, kSmallRuns);
+
   // An empty journal (killed before the header was in place): everything runs.
   write_text(journal, "");
   CHECK(run_experiment(e, options(dir.file("out"), true))["timing"]["restored_runs"] == 0);

@@ -159,6 +159,32 @@ TEST_CASE("sample weights: weight 0 removes the row, equal weights are no weight
   CHECK(with_zeros["training"]["sample_weights"].get<std::string>().find("scaled to mean 1") == 0);
 }
 
+TEST_CASE("sample weights: weights past float's range are relative too (1e39, 1e-45), never an internal error",
+          "[weights]") {
+  const Dataset ds = fixtures::gaussian(200, 6, 5, 0.8);
+  const std::vector<std::string> sets{"lambda=0.001"};
+  std::vector<double> w = integer_weights(ds.size());
+  for (double& v : w) v += 1.0;  // 1..4
+  const std::string plain = train_json(weighted(ds, w), sets).dump();
+  for (double scale : {1e39, 1e300, 1e-40, 1e-300}) {
+    INFO("scale " << scale);
+    std::vector<double> big = w;
+    for (double& v : big) v *= scale;
+    const nlohmann::json m = train_json(weighted(ds, big), sets);
+    CHECK(std::isfinite(objective_of(m)));
+    // Divided by the largest first: the same relative weights up to float rounding.
+    CHECK(objective_of(m) == Approx(objective_of(nlohmann::json::parse(plain))).epsilon(1e-5));
+  }
+  // One huge weight among ones: the others are ~1e-39 of it or less, stored
+  // as float's smallest numbers (rows of negligible weight, not left out:
+  // no "every row of class -1 has weight 0"), and training still succeeds.
+  std::vector<double> one(ds.size(), 1.0);
+  one[6] = 1e39;
+  CHECK(std::isfinite(objective_of(train_json(weighted(ds, one), sets))));
+  one[6] = 1e300;
+  CHECK(std::isfinite(objective_of(train_json(weighted(ds, one), {"lambda=0.001", "objective=multiclass_hinge"}))));
+}
+
 TEST_CASE("sample weights: bad weights and the kernel objective are refused", "[weights]") {
   Dataset ds = fixtures::gaussian(20, 3, 6);
   using Catch::Contains;

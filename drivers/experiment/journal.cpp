@@ -110,8 +110,9 @@ struct Contents {
   bool damaged_tail = false;      // the last line was cut off or unreadable
 };
 
-// Reads the journal's lines. Only the last line may be damaged (a write that a
-// kill or crash interrupted): it is left out; a damaged line before it throws.
+// Reads the journal's lines. Only the last line may be damaged, and only as a
+// write that a kill or crash interrupted (no newline at its end): it is left
+// out; any other damaged line throws.
 Contents read_contents(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) system_fail(path, "cannot read the journal");
@@ -130,7 +131,9 @@ Contents read_contents(const std::string& path) {
     const bool ok =
         newline != std::string::npos && !j.is_discarded() && (line_number == 1 ? is_header(j) : is_run_record(j));
     if (!ok) {
-      if (next < text.size()) {
+      // A write cut off by a kill ends before its newline: a complete line
+      // (or one followed by more) that does not read is not that.
+      if (next < text.size() || newline != std::string::npos) {
         throw ConfigError(path + ": line " + std::to_string(line_number) +
                           " is damaged (only the last line can be cut off by a kill); not a journal of pegasos run? "
                           "Run without --resume to start over");
