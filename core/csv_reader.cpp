@@ -275,12 +275,16 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
     // Words where numbers belong, with a header that names a label column
     // other than the one read: say which column the labels came from.
     const std::string what = e.what();
-    if (!is_header || !layout.has_label || what.find("is not a number") == std::string::npos) throw;
-    for (std::size_t f = 0; f < header.size(); ++f) {
+    if (what.find("is not a number") == std::string::npos) throw;
+    for (std::size_t f = 0; is_header && layout.has_label && f < header.size(); ++f) {
       if (f == layout.label_field || !looks_like_label_name(header[f])) continue;
       throw InputError(what + " (the labels are read from column " + std::to_string(layout.label_field) + ", '" +
                        std::string(header[layout.label_field]) + "'; for the header's '" + std::string(header[f]) +
                        "': --set label_column=" + std::string(header[f]) + ")");
+    }
+    // Two tab-separated fields with words in the second: a LABEL<TAB>TEXT file.
+    if (layout.delimiter == '\t' && layout.fields == 2) {
+      throw InputError(what + " (if each line is LABEL<TAB>TEXT, read it as raw text with --set format=text_tsv)");
     }
     throw;
   }

@@ -190,7 +190,9 @@ std::vector<double> read_weights_file(const std::string& path) {
   const std::string bytes = read_file_bytes(path);
   std::vector<double> weights;
   std::size_t line = 0;
-  for (std::size_t begin = 0; begin < bytes.size();) {
+  // A UTF-8 byte-order mark (editors on Windows write one) is skipped, as in data and config files.
+  const std::size_t start = bytes.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+  for (std::size_t begin = start; begin < bytes.size();) {
     std::size_t end = bytes.find('\n', begin);
     if (end == std::string::npos) end = bytes.size();
     ++line;

@@ -94,6 +94,12 @@ std::string count_text(double v) {
   return buf;
 }
 
+// "epochs" / "passes" for the solver, singular when count_text shows 1.
+std::string epochs_unit(double v, const std::string& solver) {
+  const bool one = count_text(v) == "1";
+  return solver == "pegasos" ? (one ? "epoch" : "epochs") : (one ? "pass" : "passes");
+}
+
 // What a model's `training` block says of convergence, one sentence: empty
 // when it converged (certified), else why not and how far it may be.
 std::string convergence_problem(const nlohmann::json& training,
@@ -103,7 +109,7 @@ std::string convergence_problem(const nlohmann::json& training,
   const auto gap = training.find("relative_gap");
   const double tolerance = training.value("tolerance", 0.0);
   const std::string solver = training.value("solver", "pegasos");
-  const std::string unit = solver == "pegasos" ? " epochs" : " passes";
+  const std::string unit = " " + epochs_unit(training.value("epochs", 0.0), solver);
   std::string why;
   if (stopped == "max_epochs") {
     why = "stopped at the cap of " + count_text(training.value("epochs", 0.0)) + unit + " (max_epochs)";
@@ -210,7 +216,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
                model.objective.c_str(), solver.c_str(), warm.c_str(), result.examples, static_cast<unsigned>(result.features),
                static_cast<std::size_t>(result.nnz),
                static_cast<unsigned long long>(training["iterations"].get<std::uint64_t>()),
-               count_text(training["epochs"].get<double>()).c_str(), solver == "pegasos" ? "epochs" : "passes",
+               count_text(training["epochs"].get<double>()).c_str(), epochs_unit(training["epochs"].get<double>(), solver).c_str(),
                converged.c_str(), training["objective"].get<double>(), load_seconds, train_seconds,
                model_path.c_str());
   if (model.feature_map) {

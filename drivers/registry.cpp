@@ -252,8 +252,20 @@ void check_config_against_data(TrainConfig& config, Dataset& train, const std::s
   if (config.init) check_init_model(config, *config.init, train);
 }
 
+namespace {
+// A label given in a setting, in the data's canonical form; a bad one (not
+// valid UTF-8, a control character) is an error naming the setting.
+std::string setting_label(const std::string& label, const char* key) {
+  try {
+    return canonical_label(label);
+  } catch (const InputError& e) {
+    throw ConfigError(std::string(key) + ": " + e.what());
+  }
+}
+}  // namespace
+
 std::size_t class_of_label(const Dataset& data, const std::string& label) {
-  const std::string name = canonical_label(label);
+  const std::string name = setting_label(label, "class_weight");
   auto it = std::find(data.classes.begin(), data.classes.end(), name);
   if (it == data.classes.end()) {
     throw ConfigError("class_weight: label '" + label + "' does not occur in " + data.source + " (labels: " +
@@ -283,7 +295,7 @@ void prepare_labels(const TrainConfig& config, Dataset& train) {
   }
   if (!config.positive_label.empty()) {
     if (!binary) throw ConfigError("positive_label: only meaningful for two classes");
-    const std::string pos = canonical_label(config.positive_label);
+    const std::string pos = setting_label(config.positive_label, "positive_label");
     auto it = std::find(train.classes.begin(), train.classes.end(), pos);
     if (it == train.classes.end()) {
       throw ConfigError("positive_label: '" + config.positive_label + "' is not a label of " + train.source +

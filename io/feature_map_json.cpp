@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 #include "io/json_checks.hpp"
 #include "io/json_numbers.hpp"
 
@@ -75,7 +76,9 @@ FeatureMapSettings feature_map_settings_from_json(const json& value, const std::
       "expected {\"type\": \"rff\" | \"nystroem\", \"components\": m, \"gamma\": ...}");
   for (const auto& [key, v] : k.items()) {
     if (key != "type" && key != "components" && key != "gamma") {
-      refuse(origin, "/" + key, "unknown parameter (expected type, components or gamma)");
+      refuse(origin, "/" + key,
+             "unknown parameter" + did_you_mean(key, {"type", "components", "gamma"}) +
+                 " (expected type, components or gamma)");
     }
   }
   if (!k.contains("type")) refuse(origin, "/type", "missing: rff (random Fourier features) or nystroem");

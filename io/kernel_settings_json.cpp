@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 
 namespace pegasos {
 namespace {
@@ -51,7 +52,8 @@ KernelSettings kernel_settings_from_json(const json& config, const std::string& 
     static const std::vector<std::string> keys = {"type", "gamma", "degree", "coef0"};
     for (const auto& [key, value] : k.items()) {
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-        reject(origin, "kernel/" + key, "unknown kernel parameter (expected type, gamma, degree or coef0)");
+        reject(origin, "kernel/" + key,
+               "unknown kernel parameter" + did_you_mean(key, keys) + " (expected type, gamma, degree or coef0)");
       }
     }
     if (auto t = k.find("type"); t != k.end()) {

@@ -181,6 +181,11 @@ TEST_CASE("config: unknown keys name the key and suggest the closest", "[config]
   const std::string path = dir.write("c.json", "{\"lambda\": 0.1, \"itrations\": 5}");
   CHECK_THROWS_WITH(pegasos::load_train_config(path, {}),
                     Contains(path) && Contains("itrations") && Contains("did you mean 'iterations'?"));
+  // Nested keys of kernel and kernel_approximation get the suggestion too.
+  CHECK_THROWS_WITH(with_sets({"objective=kernel_hinge", "kernel.gama=1"}),
+                    Contains("kernel/gama") && Contains("did you mean 'gamma'?"));
+  CHECK_THROWS_WITH(with_sets({"kernel_approximation={\"type\": \"rff\", \"componets\": 10}"}),
+                    Contains("componets") && Contains("did you mean 'components'?"));
 }
 
 TEST_CASE("config: wrong types", "[config]") {

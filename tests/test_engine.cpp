@@ -234,6 +234,15 @@ TEST_CASE("iterations and epochs set the number of steps", "[engine]") {
   const TrainResult r = train(ds, Hinge(1), s);
   CHECK(r.iterations == 63);  // ceil(2.5 · 100 / 4)
   CHECK(r.epochs == Approx(2.52));
+  // A batch larger than the data is the whole data (A_t ⊆ S): epochs = 1 is one
+  // step of 100 examples, where a batch of 400 ran 4 epochs' worth in one step.
+  s.epochs = 1;
+  s.batch_size = 400;
+  const TrainResult big = train(ds, Hinge(1), s);
+  CHECK(big.iterations == 1);
+  CHECK(big.epochs == Approx(1.0));
+  s.batch_size = 100;
+  CHECK(train(ds, Hinge(1), s).weights == big.weights);
 }
 
 TEST_CASE("weights that overflow are reported, not saved", "[engine]") {

@@ -275,6 +275,12 @@ TEST_CASE("sample weights: pegasos train --weights, the file's errors exit 2 nam
                                          testutil::q(data) + " " + testutil::q(model2))
               .code == 0);
   CHECK(testutil::read_text(model) == testutil::read_text(model2));  // relative weights; the path is not stored
+  // A UTF-8 byte-order mark before the first weight is skipped (it read as "weight '1' is not a number").
+  const std::string bom = dir.write("w_bom.txt", "\xEF\xBB\xBF" + doubled), model3 = dir.file("m3.json");
+  REQUIRE(testutil::pegasos_run(dir, "train -q --weights " + testutil::q(bom) + " " + testutil::q(data) + " " +
+                                         testutil::q(model3))
+              .code == 0);
+  CHECK(testutil::read_text(model3) == testutil::read_text(model2));
   CHECK(testutil::read_text(model).find("sample_weights") != std::string::npos);
   auto fails = [&](const std::string& name, const std::string& content, const std::string& message) {
     const std::string path = dir.write(name, content);

@@ -194,6 +194,8 @@ csv("overflow.csv", "label,x,y\n1,1e999,0.2\n-1,0.1,0.2\n", 2, ["out of range"],
 csv("empty_field.csv", "label,x,y\n1,,0.2\n-1,0.1,0.2\n", 2, ["empty field 2"], "2:3", why="missing value")
 csv("empty_label.csv", "label,x,y\n,0.3,0.2\n-1,0.1,0.3\n", 2, ["missing label"], "2:1", why="empty label field")
 csv("not_a_number.csv", "label,x,y\n1,abc,0.2\n-1,0.1,0.3\n", 2, ["value 'abc' is not a number"], "2:3", why="text in a feature column")
+csv("text_lines.tsv", "spam\tbuy now cheap\nham\thello there\nspam\tcheap pills\n", 2,
+    ["value 'hello there' is not a number", "--set format=text_tsv"], "2:5", why="LABEL<TAB>TEXT lines named .tsv: the text format is suggested")
 csv("decimal_comma.csv", "label;x\n1;0,5\n-1;1\n", 2, ["value '0,5' is not a number"], "2:3", why="decimal comma with ';' separator")
 csv("unbalanced_quote.csv", '1,"0.5",0.2\n-1,",0.1,0.3\n', 2, ["unclosed quote"], "2:4", why="a lone quote")
 csv("quoted_delimiter_header.csv", 'label,a,"b,c"\n1,0.5,2\n-1,1,3\n', 2, ["field '\"b' has an unclosed quote", "not supported"], "1:9",
