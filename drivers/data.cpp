@@ -27,20 +27,20 @@ namespace {
 // InputError saying why, before an allocation that would exhaust it (a
 // LIBSVM file with hashed or otherwise huge indices, e.g. 2000000000:1,
 // asked for 16 GB and ended in "out of memory" or swapping).
-void check_weights_fit(const Dataset& data, const std::string& path) {
+void check_weights_fit(const Dataset& data, const std::string& path,
+                       const char* advice = "renumber the features densely (are the indices hashes?)") {
   const MemoryLimit limit = memory_limit();
   if (data.dimension == 0) return;
   const std::size_t k = data.classes.size();
   const double outputs = k <= 2 ? 1.0 : static_cast<double>(k);
   const double need = 2.0 * 8.0 * static_cast<double>(data.dimension) * outputs;
   if (need <= limit.bytes) return;
-  char text[320];
+  char text[400];
   std::snprintf(text, sizeof text,
                 ": the largest feature index is %u, so training needs at least %.1f GB for the weights (%u features x "
-                "%.0f output%s x 8 bytes, twice), more than the %.1f GB this process may use (%s); renumber the "
-                "features densely (are the indices hashes?)",
+                "%.0f output%s x 8 bytes, twice), more than the %.1f GB this process may use (%s); %s",
                 data.dimension, need / 1e9, data.dimension, outputs, outputs == 1.0 ? "" : "s", limit.bytes / 1e9,
-                limit.what);
+                limit.what, advice);
   throw InputError(input_name(path) + text);
 }
 
@@ -181,6 +181,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
   }
   status_line("featurizing " + std::to_string(corpus.texts.size()) + " documents ...");
   out.data = featurize_corpus(featurizer, corpus);
+  check_weights_fit(out.data, path, "lower features.hash_bits (each bit doubles the buckets)");
   if (config.read.normalize_rows) out.data.normalize_rows();
   out.features = featurizer.to_json();
   return out;

@@ -539,6 +539,17 @@ TEST_CASE("bad inputs: weights beyond the process's memory limit are refused nam
     CHECK_THAT(err, Contains("huge.json: /dimension: 2000000000 features x 1 output need 16.0 GB as dense weights"));
     CHECK_THAT(err, Contains("(ulimit -v)"));
   }
+  // Raw text: hash_bits sets the dimension (2^26 buckets x 3 classes, twice: 3.2 GB).
+  const std::string docs = dir.file("three.jsonl");
+  write_text(docs, "{\"text\": \"a b\", \"label\": \"x\"}\n{\"text\": \"c d\", \"label\": \"y\"}\n"
+                   "{\"text\": \"e f\", \"label\": \"z\"}\n");
+  {
+    const auto [code, err] = limited("train -q --set features.hash_bits=26 '" + docs + "' '" + dir.file("t.json") + "'");
+    INFO(err);
+    CHECK(code == 2);
+    CHECK_THAT(err, Contains("three.jsonl: the largest feature index is 67108864"));
+    CHECK_THAT(err, Contains("lower features.hash_bits"));
+  }
   // predict, eval and inspect read it compact: it fits, and eval's objective
   // is that of the small model.
   for (const std::string& cmd : {"predict '" + huge + "' '" + data + "'", "inspect '" + huge + "'"}) {
