@@ -176,6 +176,25 @@ std::size_t count_rows(std::string_view bytes, InputKind kind, std::size_t first
   return rows;
 }
 
+std::string row_and_line(const std::string& path, std::size_t row, std::size_t rows) {
+  const std::string plain = "row " + std::to_string(row + 1);
+  if (is_stream(path)) return plain;
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return plain;
+  std::string name = path;
+  if (ends_with(name, ".gz")) name.resize(name.size() - 3);
+  const InputKind kind = ends_with(name, ".csv") || ends_with(name, ".tsv") ? InputKind::kCsv : InputKind::kLibsvm;
+  std::vector<std::size_t> lines;
+  try {
+    count_rows(read_file_bytes(path), kind, 1, &lines);
+  } catch (const std::exception&) {
+    return plain;
+  }
+  if (lines.size() == rows + 1) lines.erase(lines.begin());  // a header
+  if (lines.size() != rows || row >= rows || lines[row] == row + 1) return plain;
+  return plain + " (line " + std::to_string(lines[row]) + ")";
+}
+
 Dataset ModelReader::parse(std::string_view bytes, InputKind kind, const std::string& name, std::size_t first_line,
                            const std::string& id_field, std::vector<std::string>* ids) const {
   Dataset ds;

@@ -70,4 +70,11 @@ class ModelReader {
 // `lines` is not null.
 std::size_t count_rows(std::string_view bytes, InputKind kind, std::size_t first_line, std::vector<std::size_t>* lines);
 
+// "row R (line L)" for the 0-based row `row` of the `rows` rows read from the
+// file `path` (blank lines, comments and a CSV header are not rows, so R and
+// L differ), found by counting the file's row lines again: for error
+// messages only. "row R" where the line cannot be told (standard input, a
+// folder, a count that does not match).
+std::string row_and_line(const std::string& path, std::size_t row, std::size_t rows);
+
 }  // namespace pegasos

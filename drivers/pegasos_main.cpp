@@ -30,6 +30,7 @@
 #include "kernel/kernel_trainer.hpp"
 #include "core/model.hpp"
 #include "drivers/any_model.hpp"
+#include "drivers/model_input.hpp"
 #include "drivers/api.hpp"
 #include "drivers/cli_commands.hpp"
 #include "drivers/cli_docs.hpp"
@@ -260,7 +261,7 @@ void remap_to_model_classes(Dataset& data, const std::vector<std::string>& class
   }
   const auto row = static_cast<std::size_t>(std::find(data.labels.begin(), data.labels.end(), unknown.front()) -
                                             data.labels.begin());
-  throw InputError(data_path + ": row " + std::to_string(row + 1) + ": label '" + data.classes[unknown.front()] +
+  throw InputError(data_path + ": " + row_and_line(data_path, row, data.size()) + ": label '" + data.classes[unknown.front()] +
                    "' does not occur in the model's classes (" + class_list(classes) + ")" +
                    (unknown.size() > 1 ? "; " + std::to_string(unknown.size() - 1) + " other unknown label" +
                                              (unknown.size() > 2 ? "s" : "")

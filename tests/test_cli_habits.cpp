@@ -386,8 +386,9 @@ TEST_CASE("messages name the row, the model file and the flag, out-of-range valu
   const std::string bad_model = dir.file("bad_text.json");
   testutil::write_text(bad_model, corrupt);
   const Case cases[] = {
-      // the third data row (the blank line is not a row)
-      {"eval " + q(model) + " " + q(other), "other.svm: row 3: label '3' does not occur in the model's classes ('-1', '1')"},
+      // the third data row (the blank line is not a row), on the file's fourth line
+      {"eval " + q(model) + " " + q(other),
+       "other.svm: row 3 (line 4): label '3' does not occur in the model's classes ('-1', '1')"},
       {"predict " + q(bad_model) + " " + q(mail), "bad_text.json: /features/"},
       {"eval " + q(bad_model) + " " + q(mail), "bad_text.json: /features/"},
       {"train " + q(data) + " " + q(model) + " --cv 0", "error: --cv: needs at least 2 folds, got 0"},
