@@ -1,4 +1,5 @@
 #include "drivers/any_model.hpp"
+#include "drivers/model_input.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -133,7 +134,9 @@ void require_finite_scores(const std::vector<double>& scores, const Dataset& dat
   if (bad == scores.end()) return;
   const std::size_t per_row = scores.size() / std::max<std::size_t>(data.size(), 1);
   const std::size_t row = static_cast<std::size_t>(bad - scores.begin()) / std::max<std::size_t>(per_row, 1);
-  throw InputError(data.source + ": row " + std::to_string(row + data.first_row) + ": the model's decision value is " +
+  const std::string where = data.first_row == 1 ? row_and_line(data.source, row, data.size())
+                                                : "row " + std::to_string(row + data.first_row);
+  throw InputError(data.source + ": " + where + ": the model's decision value is " +
                    (std::isnan(*bad) ? "NaN" : "infinite") +
                    " (the row's values overflow the model; scale them as the training data was)");
 }

@@ -492,6 +492,19 @@ TEST_CASE("bad inputs: a word among numeric labels is trained on with a warning 
 #endif
 #endif
 #ifndef PEGASOS_TEST_SANITIZED
+TEST_CASE("bad inputs: a row's error names its file line where comments and blank lines come first", "[robust]") {
+  TempDir dir;
+  const std::string data = dir.file("d.svm");
+  write_text(data, "# scores that overflow\n\n1 1:1 2:1 3:-1\n");
+  const std::string model = (kCorpus / "model" / "weights_overflow.json").string();
+  for (const std::string& command : {"predict", "eval"}) {
+    const SpawnedRun r = run_pegasos(dir, {command, model, data});
+    INFO(command << ": " << r.err);
+    CHECK(r.code() == 2);
+    CHECK_THAT(r.err, Contains("d.svm: row 1 (line 3): the model's decision value is infinite"));
+  }
+}
+
 TEST_CASE("bad inputs: a warm start whose weights overflow ||w||^2 is refused naming the file, for both solvers",
           "[robust]") {
   TempDir dir;
