@@ -99,9 +99,10 @@ CLI::App* add_predict_command(CLI::App& app, Commands& c, bool options) {
   predict->add_option_function<double>(
       "--threshold", [&c](const double& t) { c.predict.threshold = t; },
       "binary: predict the positive class when score > T (default: the threshold stored by train --max-fpr / "
-      "--target-recall, else 0)")
-      ->check(kNumber)
-      ->check(kFinite);
+      "--target-recall, else 0; with --proba the class still follows the score, the probability is printed beside it)")
+      ->check(kNumber.description(""))
+      ->check(kFinite.description(""))
+      ->type_name("T");
   predict->add_flag("--line-buffered", c.predict.line_buffered,
                     "write each line's prediction as soon as it is read (automatic when the output is a terminal or pipe)");
   predict->footer(
@@ -139,9 +140,10 @@ CLI::App* add_inspect_command(CLI::App& app, Commands& c, bool options) {
   CLI::App* inspect = app.add_subcommand("inspect", "show a model: settings, training summary, bias, top weights per class");
   if (!options) return inspect;
   inspect->add_option("model", c.model_path, "model file written by pegasos train")->required()->check(kInputPath);
-  inspect->add_option("--top,-n", c.inspect.top, "features per list (default 20; 0: summary only)")
-      ->check(kWholeNumber)
-      ->check(CLI::Range(0, 1000000));
+  inspect->add_option("--top,-n", c.inspect.top, "features per list (default 20; 0: summary only; at most 1000000)")
+      ->check(kWholeNumber.description(""))
+      ->check(CLI::Range(0, 1000000).description(""))
+      ->type_name("N");
   inspect->add_option("--class", c.inspect.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
   inspect->add_flag("--json", c.inspect_json, "print the report as JSON");
   return inspect;
@@ -149,8 +151,9 @@ CLI::App* add_inspect_command(CLI::App& app, Commands& c, bool options) {
 
 void add_cv_options(CLI::App& train, CvCommand& cv) {
   train.add_option("--cv", cv.folds, "cross-validate: K stratified folds (by the seed setting); scores on stdout")
-      ->check(kWholeNumber)
-      ->check(kFolds);
+      ->check(kWholeNumber.description(""))
+      ->check(kFolds.description(""))
+      ->type_name("K");
   train.add_option("--grid", cv.grid,
                    "with --cv: lambda=LOW:HIGH[:POINTS] (log grid, 10 points) or KEY=V1,V2,...; prints each value's "
                    "score and the best");
@@ -164,12 +167,14 @@ void add_operating_options(CLI::App& train, OperatingFlags& o) {
                  "fit probabilities (Platt) on out-of-fold decision values and store them (predict --proba)");
   train.add_option("--max-fpr", o.max_fpr,
                    "binary: store the threshold whose out-of-fold false-positive rate is at most F (predict uses it)")
-      ->check(kNumber)
-      ->check(kOpenUnit);
+      ->check(kNumber.description(""))
+      ->check(kOpenUnit.description(""))
+      ->type_name("F");
   train.add_option("--target-recall", o.target_recall,
                    "binary: store the highest threshold whose out-of-fold recall is at least R")
-      ->check(kNumber)
-      ->check(kOpenUnit);
+      ->check(kNumber.description(""))
+      ->check(kOpenUnit.description(""))
+      ->type_name("R");
 }
 
 
@@ -237,9 +242,10 @@ CLI::App* add_eval_command(CLI::App& app, Commands& c, bool options) {
   eval->add_option("model", c.model_path, "model file written by pegasos train")->required()->check(kInputPath);
   eval->add_option("data", c.data_path, "labelled data (- for standard input)")->required()->check(kInputPath);
   eval->add_option("--json,-j", c.json_path, "also write the metrics as JSON to this file")->check(kNonEmptyPath);
-  eval->add_option("--max-fpr", c.max_fpr, "binary: report the threshold meeting this false-positive rate")
-      ->check(kNumber)
-      ->check(kFinite & CLI::Range(0.0, 1.0));
+  eval->add_option("--max-fpr", c.max_fpr, "binary: report the threshold meeting this false-positive rate F in [0, 1]")
+      ->check(kNumber.description(""))
+      ->check((kFinite & CLI::Range(0.0, 1.0)).description(""))
+      ->type_name("F");
   return eval;
 }
 
