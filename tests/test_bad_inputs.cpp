@@ -497,7 +497,7 @@ TEST_CASE("bad inputs: a row's error names its file line where comments and blan
   const std::string data = dir.file("d.svm");
   write_text(data, "# scores that overflow\n\n1 1:1 2:1 3:-1\n");
   const std::string model = (kCorpus / "model" / "weights_overflow.json").string();
-  for (const std::string& command : {"predict", "eval"}) {
+  for (const char* command : {"predict", "eval"}) {
     const SpawnedRun r = run_pegasos(dir, {command, model, data});
     INFO(command << ": " << r.err);
     CHECK(r.code() == 2);
@@ -516,9 +516,9 @@ TEST_CASE("bad inputs: a warm start whose weights overflow ||w||^2 is refused na
   nlohmann::json m = nlohmann::json::parse(read_text(model));
   m["weights"][0] = nlohmann::json::array({1e200, 1e200});  // finite, but |w|^2 is not
   write_text(huge, m.dump());
-  for (const std::string& solver : {"pegasos", "sdca"}) {
+  for (const char* solver : {"pegasos", "sdca"}) {
     INFO(solver);
-    const auto r = run_pegasos(dir, {"train", "-q", "--set", "solver=" + solver, "--init-model", huge, data,
+    const auto r = run_pegasos(dir, {"train", "-q", "--set", std::string("solver=") + solver, "--init-model", huge, data,
                                      dir.file("out.json")});
     CHECK(r.code() == 2);  // was 1, "internal error: refusing to save a model with a non-finite training/objective"
     CHECK_THAT(r.err, Contains("huge.json: weights: their squared norm overflows"));
