@@ -150,6 +150,26 @@ std::string budget_refit_text(const nlohmann::json& training) {
   return std::string(it->value("converged", false) ? "converged " : "not converged ") + buf;
 }
 
+// The kernel model's closing line on stderr: solver, certificate, how long it
+// ran (as the linear summary says it; one-vs-one: the most passes of any
+// pair), support vectors, times.
+void print_kernel_summary(const api::Trained& result, const std::string& problem, const std::string& refit,
+                          const std::string& model_path) {
+  const AnyModel& trained = result.model.any();
+  const nlohmann::json training = trained.training();
+  char converged[96] = "";
+  if (problem.empty()) std::snprintf(converged, sizeof converged, ", converged: relative duality gap %.2g", training.value("relative_gap", 0.0));
+  const std::string gap = problem.empty() ? converged : refit.empty() ? "" : "; budget refit " + refit;
+  const std::string solver = training.value("solver", "pegasos");
+  const double epochs = training.value("epochs", 0.0);
+  const std::string ran = training.contains("epochs") ? count_text(epochs) + " " + epochs_unit(epochs, solver) + ", " : "";
+  std::fprintf(stderr,
+               "trained kernel_hinge (%s%s) on %zu examples: %s%zu support vectors; load %.2fs, train %.2fs; model "
+               "written to %s\n",
+               solver.c_str(), gap.c_str(), result.examples, ran.c_str(), trained.kernel->num_support_vectors(),
+               result.load_seconds, result.train_seconds, model_path.c_str());
+}
+
 int run_train(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
               const std::string& model_path, bool quiet, bool strict) {
   const api::Settings settings = api::Settings::load(config_path, sets);  // validated before any data is read
@@ -180,14 +200,7 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
     if (!refit.empty() && !span_certified) std::fprintf(stderr, "warning: budget_refit %s\n", refit.c_str());
     if (quiet) return 0;
     std::fputs(fit_summary(trained).c_str(), stderr);
-    char converged[96] = "";
-    if (problem.empty()) std::snprintf(converged, sizeof converged, ", converged: relative duality gap %.2g", training.value("relative_gap", 0.0));
-    const std::string gap = problem.empty() ? converged : refit.empty() ? "" : "; budget refit " + refit;
-    std::fprintf(stderr,
-                 "trained kernel_hinge (%s%s) on %zu examples: %zu support vectors; load %.2fs, train %.2fs; model "
-                 "written to %s\n",
-                 training.value("solver", "pegasos").c_str(), gap.c_str(), result.examples,
-                 trained.kernel->num_support_vectors(), load_seconds, train_seconds, model_path.c_str());
+    print_kernel_summary(result, problem, refit, model_path);
     return 0;
   }
   const Model& model = *trained.linear;

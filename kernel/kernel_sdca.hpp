@@ -363,7 +363,9 @@ inline KernelModel train_one_vs_one(const Dataset& data, const KernelSettings& k
       seen = e.iterations;
       EpochInfo info = e;
       info.iterations = reported;
-      info.epoch = static_cast<int>(reported / n);  // passes' worth of visits over all pairs, rising
+      // Passes averaged over the pairs (each row is in K − 1 of them), rising:
+      // visits / n counted a pass K − 1 times ("epoch 87" where the model said 20 passes).
+      info.epoch = static_cast<int>(reported / (n * (K - 1)));
       go_on = go_on && (!on_epoch || on_epoch(info));
       return go_on;
     });
