@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <string>
+
+#include "core/dataset.hpp"
 
 namespace pegasos {
 namespace {
@@ -25,15 +26,10 @@ struct Targets {
   double positive = 0, negative = 0;
 };
 
-// Example i's weight: 1 without weights.
-double weight_of(const std::vector<float>& weights, std::size_t i) {
-  return weights.empty() ? 1.0 : static_cast<double>(weights[i]);
-}
-
 // The (weighted) counts of positives and negatives.
 void class_totals(const std::vector<char>& positive, const std::vector<float>& weights, double& np, double& nn) {
   np = nn = 0;
-  for (std::size_t i = 0; i < positive.size(); ++i) (positive[i] ? np : nn) += weight_of(weights, i);
+  for (std::size_t i = 0; i < positive.size(); ++i) (positive[i] ? np : nn) += sample_weight_at(weights, i);
 }
 
 Targets smoothed_targets(const std::vector<char>& positive, const std::vector<float>& weights) {
@@ -46,13 +42,8 @@ double loss(double a, double b, const std::vector<double>& s, const std::vector<
             const std::vector<float>& weights, Targets t) {
   double sum = 0;
   for (std::size_t i = 0; i < s.size(); ++i)
-    sum += weight_of(weights, i) * loss_term(a * s[i] + b, positive[i] ? t.positive : t.negative);
+    sum += sample_weight_at(weights, i) * loss_term(a * s[i] + b, positive[i] ? t.positive : t.negative);
   return sum;
-}
-
-void check_platt_weights(const std::vector<float>& weights, std::size_t n, const char* what) {
-  if (!weights.empty() && weights.size() != n)
-    throw std::invalid_argument(std::string(what) + ": weights and examples differ in length");
 }
 
 }  // namespace
@@ -65,14 +56,14 @@ double Platt::probability(double score) const {
 
 double platt_loss(const Platt& p, const std::vector<double>& scores, const std::vector<char>& positive,
                   const std::vector<float>& weights) {
-  check_platt_weights(weights, scores.size(), "platt_loss");
+  check_sample_weight_count(weights, scores.size(), "platt_loss");
   return loss(p.a, p.b, scores, positive, weights, smoothed_targets(positive, weights));
 }
 
 Platt platt_fit(const std::vector<double>& scores, const std::vector<char>& positive,
                 const std::vector<float>& weights) {
   if (scores.size() != positive.size()) throw std::invalid_argument("platt_fit: scores and labels differ in length");
-  check_platt_weights(weights, scores.size(), "platt_fit");
+  check_sample_weight_count(weights, scores.size(), "platt_fit");
   double np = 0, nn = 0;
   class_totals(positive, weights, np, nn);
   if (!(np > 0) || !(nn > 0)) throw std::invalid_argument("platt_fit: needs examples of both classes");
@@ -85,7 +76,7 @@ Platt platt_fit(const std::vector<double>& scores, const std::vector<char>& posi
     for (std::size_t i = 0; i < scores.size(); ++i) {
       double p = 0, q = 0;
       sigmoid_pair(a * scores[i] + b, p, q);
-      const double w = weight_of(weights, i);
+      const double w = sample_weight_at(weights, i);
       const double d2 = w * p * q, d1 = w * ((positive[i] ? t.positive : t.negative) - p), f = scores[i];
       g1 += f * d1;
       g2 += d1;
@@ -133,12 +124,12 @@ void calibrated_probabilities(const std::vector<Platt>& sigmoids, const double* 
 
 double log_loss(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes,
                 const std::vector<float>& weights) {
-  check_platt_weights(weights, truth.size(), "log_loss");
+  check_sample_weight_count(weights, truth.size(), "log_loss");
   if (truth.empty()) return 0.0;
   double sum = 0, total = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) {
     const double p = probabilities[i * classes + static_cast<std::size_t>(truth[i])];
-    const double w = weight_of(weights, i);
+    const double w = sample_weight_at(weights, i);
     sum -= w * std::log(std::clamp(p, 1e-15, 1.0));
     total += w;
   }
@@ -147,11 +138,11 @@ double log_loss(const std::vector<double>& probabilities, const std::vector<int>
 
 double brier_score(const std::vector<double>& probabilities, const std::vector<int>& truth, std::size_t classes,
                    const std::vector<float>& weights) {
-  check_platt_weights(weights, truth.size(), "brier_score");
+  check_sample_weight_count(weights, truth.size(), "brier_score");
   if (truth.empty()) return 0.0;
   double sum = 0, total = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) {
-    const double w = weight_of(weights, i);
+    const double w = sample_weight_at(weights, i);
     total += w;
     if (classes == 2) {
       const double d = probabilities[i * 2 + 1] - (truth[i] == 1 ? 1.0 : 0.0);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <span>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -100,6 +101,19 @@ struct ReadOptions {
   std::uint32_t model_features = 0;
 };
 
+// Example i's weight in weights held as Dataset::weights holds them (empty:
+// every example weighs 1), and the check that there is one per example
+// (std::invalid_argument naming `what` otherwise), for code that takes such
+// weights beside its own arrays (calibration, operating points).
+inline double sample_weight_at(const std::vector<float>& weights, std::size_t i) {
+  return weights.empty() ? 1.0 : static_cast<double>(weights[i]);
+}
+inline void check_sample_weight_count(const std::vector<float>& weights, std::size_t n, const char* what) {
+  if (!weights.empty() && weights.size() != n)
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(weights.size()) + " weights for " +
+                                std::to_string(n) + " examples");
+}
+
 class Dataset {
  public:
   // CSR arrays: owned, or borrowed from a caller (the Python door) without a
@@ -120,6 +134,7 @@ class Dataset {
   std::uint32_t csv_features = 0;
   // Per-example weights, one per row, positive, mean 1 (set_sample_weights);
   // empty = every row weighs 1 (the unweighted problem, byte for byte).
+  // sample_weight_at() reads them.
   std::vector<float> weights;
   // Whatever keeps borrowed row arrays alive (the Python door's numpy arrays);
   // empty when the rows are owned.
@@ -150,7 +165,7 @@ class Dataset {
     if (v != unit_values.get()) v += begin;  // unit values: every row's are the array's first ones
     return RowView{v, indices.data() + begin,
                    static_cast<std::uint32_t>(row_ptr[i + 1] - begin), labels[i], i,
-                   weights.empty() ? 1.0 : static_cast<double>(weights[i])};
+                   sample_weight_at(weights, i)};
   }
   // Number of rows per class id.
   std::vector<std::size_t> class_counts() const;

@@ -151,10 +151,7 @@ class PegasosTrainer {
       : data_(data), objective_(objective), s_(s), on_epoch_(on_epoch), hooks_(hooks), n_(data.size()),
         K_(static_cast<std::size_t>(objective.num_outputs())), dim_(data.dimension),
         feature_bias_(s.bias == BiasMode::kFeature), free_bias_(s.bias == BiasMode::kUnregularized),
-        averaging_(s.output == OutputIterate::kAverage),
-        // A mini-batch is a subset of the data (Shalev-Shwartz et al.: A_t ⊆ S, k ≤ m):
-        // a batch_size past n is n, so `epochs` counts passes as asked.
-        k_(std::min<std::size_t>(static_cast<std::size_t>(s.batch_size), std::max<std::size_t>(data.size(), 1))),
+        averaging_(s.output == OutputIterate::kAverage), k_(batch_for(s, data.size())),
         lambda_(s.lambda), bias_value_(static_cast<float>(s.bias_feature_value)),
         W_(dim_ + (feature_bias_ ? 1 : 0), static_cast<int>(K_), averaging_), b_(K_, 0.0), b_avg_(K_, 0.0),
         radius_(s.projection ? objective.projection_radius(lambda_) : std::numeric_limits<double>::infinity()),

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <stdexcept>
+
+#include "core/dataset.hpp"
 
 namespace pegasos {
 
@@ -81,26 +82,12 @@ std::optional<double> roc_auc(const std::vector<double>& scores, const std::vect
   return area / (pos * neg);
 }
 
-namespace {
-
-// How many times example i counts: 1 without weights.
-double count_of(const std::vector<float>& weights, std::size_t i) {
-  return weights.empty() ? 1.0 : static_cast<double>(weights[i]);
-}
-
-void check_score_weights(const std::vector<float>& weights, std::size_t n) {
-  if (!weights.empty() && weights.size() != n)
-    throw std::invalid_argument("operating point: weights and scores differ in length");
-}
-
-}  // namespace
-
 OperatingPoint operating_point(const std::vector<double>& scores, const std::vector<char>& positive, double threshold,
                                const std::vector<float>& weights) {
-  check_score_weights(weights, scores.size());
+  check_sample_weight_count(weights, scores.size(), "operating point");
   double tp = 0, fp = 0, pos = 0, neg = 0;
   for (std::size_t i = 0; i < scores.size(); ++i) {
-    const double c = count_of(weights, i);
+    const double c = sample_weight_at(weights, i);
     (positive[i] ? pos : neg) += c;
     if (scores[i] > threshold) (positive[i] ? tp : fp) += c;
   }
@@ -141,16 +128,16 @@ struct GroupCut {
 template <class Visit>
 bool walk_score_groups(const std::vector<double>& scores, const std::vector<char>& positive,
                        const std::vector<float>& weights, Visit visit) {
-  check_score_weights(weights, scores.size());
+  check_sample_weight_count(weights, scores.size(), "operating point");
   double pos = 0, neg = 0;
-  for (std::size_t i = 0; i < positive.size(); ++i) (positive[i] ? pos : neg) += count_of(weights, i);
+  for (std::size_t i = 0; i < positive.size(); ++i) (positive[i] ? pos : neg) += sample_weight_at(weights, i);
   if (!(pos > 0) || !(neg > 0)) return false;
   const std::vector<std::size_t> order = order_by_score_desc(scores);
   double tp = 0, fp = 0;
   for (std::size_t i = 0, j = 0; i < order.size(); i = j) {
     do {  // at least the row itself (a NaN score equals nothing)
       const std::size_t r = order[j++];
-      (positive[r] ? tp : fp) += count_of(weights, r);
+      (positive[r] ? tp : fp) += sample_weight_at(weights, r);
     } while (j < order.size() && scores[order[j]] == scores[order[i]]);
     if (!visit(GroupCut{tp, fp, pos, neg, threshold_below(scores, order, i, j)})) break;
   }

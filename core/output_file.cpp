@@ -161,7 +161,8 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
   }
   struct stat st{};
   mode_ = default_file_mode();
-  if (::stat(path.c_str(), &st) == 0) {
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists) {
     if (S_ISDIR(st.st_mode)) throw InputError(path + ": cannot write output: is a directory");
     if (S_ISREG(st.st_mode)) {
       mode_ = st.st_mode & 07777;  // the replaced file's permissions are kept
@@ -186,7 +187,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
       return;
     }
   }
-  if (::stat(path.c_str(), &st) != 0) follow_dangling_link(path);
+  if (!exists) follow_dangling_link(path);
   // PATH.tmp-XXXXXX beside PATH; where PATH's name is too long for the
   // suffix (NAME_MAX), the temporary file's name is PATH's name cut short.
   const std::filesystem::path target(path_);

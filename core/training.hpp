@@ -88,6 +88,13 @@ struct EngineSettings {
   bool growing_first_pass = true;
 };
 
+// The mini-batch size k of a run on n examples: batch_size, at most n. A
+// mini-batch is a subset of the data (Shalev-Shwartz et al.: A_t ⊆ S,
+// k ≤ m), so a batch_size past n is n and `epochs` counts passes as asked.
+inline std::size_t batch_for(const EngineSettings& s, std::size_t n) {
+  return std::min<std::size_t>(static_cast<std::size_t>(s.batch_size), std::max<std::size_t>(n, 1));
+}
+
 // Rows in a trace sample of `fraction` of n rows: max(⌈fraction·n⌉, 200),
 // at most n (see EngineSettings::trace_sample).
 inline std::size_t trace_sample_size(double fraction, std::size_t n) {

@@ -181,9 +181,7 @@ std::string row_and_line(const std::string& path, std::size_t row, std::size_t r
   if (is_stream(path)) return plain;
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return plain;
-  std::string name = path;
-  if (ends_with(name, ".gz")) name.resize(name.size() - 3);
-  const InputKind kind = ends_with(name, ".csv") || ends_with(name, ".tsv") ? InputKind::kCsv : InputKind::kLibsvm;
+  const InputKind kind = kind_by_extension(path, false).value_or(InputKind::kLibsvm);
   std::vector<std::size_t> lines;
   try {
     count_rows(read_file_bytes(path), kind, 1, &lines);

@@ -95,10 +95,12 @@ std::string count_text(double v) {
   return buf;
 }
 
-// "epochs" / "passes" for the solver, singular when count_text shows 1.
-std::string epochs_unit(double v, const std::string& solver) {
-  const bool one = count_text(v) == "1";
-  return solver == "pegasos" ? (one ? "epoch" : "epochs") : (one ? "pass" : "passes");
+// "3 epochs" / "2.5 passes" for the solver (Pegasos counts epochs, the dual
+// solvers passes), singular when the count shows as 1.
+std::string epochs_text(double v, const std::string& solver) {
+  const std::string count = count_text(v);
+  const bool one = count == "1";
+  return count + " " + (solver == "pegasos" ? (one ? "epoch" : "epochs") : (one ? "pass" : "passes"));
 }
 
 // What a model's `training` block says of convergence, one sentence: empty
@@ -110,12 +112,12 @@ std::string convergence_problem(const nlohmann::json& training,
   const auto gap = training.find("relative_gap");
   const double tolerance = training.value("tolerance", 0.0);
   const std::string solver = training.value("solver", "pegasos");
-  const std::string unit = " " + epochs_unit(training.value("epochs", 0.0), solver);
+  const std::string ran = epochs_text(training.value("epochs", 0.0), solver);
   std::string why;
   if (stopped == "max_epochs") {
-    why = "stopped at the cap of " + count_text(training.value("epochs", 0.0)) + unit + " (max_epochs)";
+    why = "stopped at the cap of " + ran + " (max_epochs)";
   } else if (stopped == "budget") {
-    why = "ran the requested " + count_text(training.value("epochs", 0.0)) + unit;
+    why = "ran the requested " + ran;
   } else if (stopped == "estimate") {
     why = "stopped where progress slowed";
   } else {
@@ -161,8 +163,7 @@ void print_kernel_summary(const api::Trained& result, const std::string& problem
   if (problem.empty()) std::snprintf(converged, sizeof converged, ", converged: relative duality gap %.2g", training.value("relative_gap", 0.0));
   const std::string gap = problem.empty() ? converged : refit.empty() ? "" : "; budget refit " + refit;
   const std::string solver = training.value("solver", "pegasos");
-  const double epochs = training.value("epochs", 0.0);
-  const std::string ran = training.contains("epochs") ? count_text(epochs) + " " + epochs_unit(epochs, solver) + ", " : "";
+  const std::string ran = training.contains("epochs") ? epochs_text(training.value("epochs", 0.0), solver) + ", " : "";
   std::fprintf(stderr,
                "trained kernel_hinge (%s%s) on %zu examples: %s%zu support vectors; load %.2fs, train %.2fs; model "
                "written to %s\n",
@@ -225,12 +226,12 @@ int run_train(const std::string& config_path, const std::vector<std::string>& se
   std::string warm = model.training.warm_start ? ", warm-started from " + *model.training.warm_start : "";
   if (training.contains("warm_start_duals")) warm += ", stored duals for " + training.value("warm_start_duals", "");
   std::fprintf(stderr,
-               "trained %s (%s%s) on %zu examples, %u features, %zu nnz: %llu iterations (%s %s%s), objective %.6g\n"
+               "trained %s (%s%s) on %zu examples, %u features, %zu nnz: %llu iterations (%s%s), objective %.6g\n"
                "load %.2fs, train %.2fs; model written to %s\n",
                model.objective.c_str(), solver.c_str(), warm.c_str(), result.examples, static_cast<unsigned>(result.features),
                static_cast<std::size_t>(result.nnz),
                static_cast<unsigned long long>(training["iterations"].get<std::uint64_t>()),
-               count_text(training["epochs"].get<double>()).c_str(), epochs_unit(training["epochs"].get<double>(), solver).c_str(),
+               epochs_text(training["epochs"].get<double>(), solver).c_str(),
                converged.c_str(), training["objective"].get<double>(), load_seconds, train_seconds,
                model_path.c_str());
   if (model.feature_map) {

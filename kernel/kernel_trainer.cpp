@@ -382,8 +382,7 @@ KernelModel train_kernel(const Dataset& data, const KernelSettings& ks, const En
   const std::uint32_t dim = data.dimension;
   KernelParams kernel = ks.kernel;
   if (kernel.type != KernelType::kLinear && kernel.gamma == 0.0) kernel.gamma = 1.0 / std::max<std::uint32_t>(dim, 1);
-  // A batch is at most the data (as in the linear engine): epochs count passes.
-  const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(s.batch_size), std::max<std::size_t>(n, 1));
+  const std::size_t k = batch_for(s, n);
   const double lambda = s.lambda;
   const std::size_t budget = ks.max_support_vectors == 0 ? kNoSlot : static_cast<std::size_t>(ks.max_support_vectors);
 
