@@ -31,11 +31,36 @@ struct RowView {
   double weight = 1.0;
 };
 
-// start + ‖x‖², summed in double in index order.
+// Rows of kSplitSum or more non-zeros have their sums over the row (‖x‖²
+// here, x·w in core/training.hpp row_dot) taken in four partial sums: one
+// running sum waits on each add's latency, about 4 cycles an element.
+// Shorter rows keep the one running sum in index order.
+inline constexpr std::uint32_t kSplitSum = 16;
+
+// start + ‖x‖², in double. From kSplitSum non-zeros on, element j goes to
+// partial sum j mod 4 (the last nnz mod 4 to the first), combined as
+// (s0 + s1) + (s2 + s3), the same grouping as row_dot. Binary SDCA's first
+// pass sums every row's norm as it reads the row: on 780k RCV1-like rows of
+// 70 non-zeros the one running sum was a third of that pass (180 → 135 ms).
 inline double squared_norm(const RowView& x, double start = 0.0) {
-  double sq = start;
-  for (std::uint32_t j = 0; j < x.nnz; ++j) sq += static_cast<double>(x.values[j]) * x.values[j];
-  return sq;
+  const float* val = x.values;
+  if (x.nnz < kSplitSum) {
+    for (std::uint32_t j = 0; j < x.nnz; ++j) start += static_cast<double>(val[j]) * val[j];
+    return start;
+  }
+  using Pair = double __attribute__((vector_size(16)));  // lanes (s0, s1) and (s2, s3)
+  Pair low = {0.0, 0.0}, high = {0.0, 0.0};
+  std::uint32_t j = 0;
+  for (; j + 4 <= x.nnz; j += 4) {
+    const Pair xl = {static_cast<double>(val[j]), static_cast<double>(val[j + 1])};
+    const Pair xh = {static_cast<double>(val[j + 2]), static_cast<double>(val[j + 3])};
+    low += xl * xl;
+    high += xh * xh;
+  }
+  double s0 = low[0];
+  const double s1 = low[1], s2 = high[0], s3 = high[1];
+  for (; j < x.nnz; ++j) s0 += static_cast<double>(val[j]) * val[j];
+  return start + ((s0 + s1) + (s2 + s3));
 }
 
 // Every input format, numeric (read here) and raw text (read and featurised

@@ -222,8 +222,9 @@ inline const char* to_string(StopReason r) {
 // 4 cycles an element, which kept SDCA's pass over 2000 dense random-Fourier
 // features at 0.9 G elements/s a core where four sums reach 1.7 from memory.
 // Shorter rows keep the one running sum in index order (their sums, and the
-// models trained on them, as before).
-inline constexpr std::uint32_t kSplitDot = 16;
+// models trained on them, as before). The threshold is squared_norm's
+// (core/dataset.hpp).
+inline constexpr std::uint32_t kSplitDot = kSplitSum;
 template <bool kDense>
 [[gnu::always_inline]] inline double row_dot(const RowView& x, const double* w, double start) {
   const float* val = x.values;
