@@ -119,3 +119,30 @@ TEST_CASE("row_dot: partial sums on long rows, the plain running sum on short on
     CHECK(s == got);
   }
 }
+
+// squared_norm (SDCA's ‖x_i‖², summed by its first pass) against a long
+// double reference, on both sides of kSplitSum: below it the one running sum
+// in index order, bit for bit; from it on the four partial sums, within
+// rounding of the exact sum, and with the start added.
+TEST_CASE("squared_norm: partial sums on long rows, the plain running sum on short ones", "[engine]") {
+  Rng rng(11);
+  for (std::size_t len : {std::size_t{0}, std::size_t{1}, std::size_t{kSplitSum - 1}, std::size_t{kSplitSum},
+                          std::size_t{kSplitSum + 1}, std::size_t{kSplitSum + 3}, std::size_t{70}, std::size_t{784}}) {
+    SparseRow r;
+    for (std::uint32_t j = 0; j < len; ++j) {
+      r.idx.push_back(2 * j);
+      r.val.push_back(static_cast<float>((rng.uniform() * 2 - 1) * (j % 7 == 0 ? 1000.0 : 1.0)));
+    }
+    const RowView x = r.view();
+    long double ref = 2.5L;
+    double sequential = 2.5;
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      ref += static_cast<long double>(x.values[j]) * x.values[j];
+      sequential += static_cast<double>(x.values[j]) * x.values[j];
+    }
+    const double got = squared_norm(x, 2.5);
+    CHECK(std::abs(got - static_cast<double>(ref)) <= 1e-15 * static_cast<double>(ref) * static_cast<double>(len + 1));
+    if (x.nnz < kSplitSum) CHECK(got == sequential);
+    CHECK(squared_norm(x) == Approx(got - 2.5).epsilon(1e-14));
+  }
+}
