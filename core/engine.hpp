@@ -305,8 +305,8 @@ class PegasosTrainer {
       bias_bound_ = 1.0 + std::sqrt(max_sq) * w_bound;
     }
     const double epoch_nnz = static_cast<double>(std::max<std::uint64_t>(data_.nnz(), 1));
-    eval_every_ = static_cast<int>(
-        std::clamp(std::ceil(static_cast<double>(dim_) * static_cast<double>(K_) / epoch_nnz), 1.0, 16.0));
+    const double dimension = s_.check_dimension != 0 ? s_.check_dimension : dim_;
+    eval_every_ = static_cast<int>(std::clamp(std::ceil(dimension * static_cast<double>(K_) / epoch_nnz), 1.0, 16.0));
     T_ = s_.iterations;
     if (T_ == 0 && s_.epochs > 0) {
       T_ = static_cast<std::uint64_t>(std::ceil(s_.epochs * static_cast<double>(n_) / static_cast<double>(k_)));

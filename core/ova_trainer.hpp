@@ -30,20 +30,21 @@ TrainResult train_one_vs_all(const Dataset& data, int classes, const EngineSetti
                              const std::function<void(int, const TrainResult&)>& on_class_done = {},
                              const std::vector<WarmStart>& warm = {}) {
   const std::size_t K = static_cast<std::size_t>(classes);
-  // Compacted once for all classes (binary duals: core/compact_features.hpp).
-  if (use_sdca(settings)) {
-    std::vector<const WarmStart*> warms;
-    for (const WarmStart& w : warm) warms.push_back(&w);
-    if (std::optional<TrainResult> r = CompactFeatures::train_compacted(
-            data, settings, {1, false}, warms, [&](const Dataset& d, const EngineSettings& inner, const std::vector<WarmStart>& cw) {
-              return train_one_vs_all(d, classes, inner, make_objective, on_class_done, cw);
-            })) {
-      return std::move(*r);
-    }
+  // Compacted once for all classes (core/compact_features.hpp).
+  std::vector<const WarmStart*> warms;
+  for (const WarmStart& w : warm) warms.push_back(&w);
+  if (std::optional<TrainResult> r = CompactFeatures::train_compacted(
+          data, settings, {1, false, use_sdca(settings)}, warms, [&](const Dataset& d, const EngineSettings& inner, const std::vector<WarmStart>& cw) {
+            return train_one_vs_all(d, classes, inner, make_objective, on_class_done, cw);
+          })) {
+    return std::move(*r);
   }
   std::vector<TrainResult> per_class(K);
   std::vector<EngineSettings> per_settings(K, settings);
-  for (std::size_t k = 0; k < K; ++k) per_settings[k].seed = derive_seed(settings.seed, k);
+  for (std::size_t k = 0; k < K; ++k) {
+    per_settings[k].seed = derive_seed(settings.seed, k);
+    per_settings[k].compact_features = false;  // decided above for every class
+  }
   // Tiny problems (a pass over every class reads fewer than kInlineWork
   // non-zeros: a few hundred rows) train the classes one after another, as
   // starting TBB's threads costs more than their whole training.

@@ -133,20 +133,23 @@ template <Objective O>
 TrainResult train_with_solver(const Dataset& data, const O& objective, const EngineSettings& s,
                               const std::function<bool(const EpochInfo&)>& on_epoch = {},
                               const WarmStart* warm = nullptr) {
+  if constexpr (!(HingeDual<O> || MulticlassDual<O>)) {
+    if (s.solver == Solver::kSdca) throw ConfigError("solver: sdca trains the hinge objectives only");
+  }
+  // Every solver in the feature space the data uses (core/compact_features.hpp;
+  // Pegasos with its checks scheduled by the data's dimension).
+  std::vector<const WarmStart*> warms;
+  if (warm != nullptr) warms.push_back(warm);
+  const CompactFeatures::Shape shape{static_cast<std::size_t>(objective.num_outputs()), MulticlassDual<O>, use_sdca(s)};
+  if (std::optional<TrainResult> r = CompactFeatures::train_compacted(
+          data, s, shape, warms, [&](const Dataset& d, const EngineSettings& inner, const std::vector<WarmStart>& cw) {
+            return train_with_solver(d, objective, inner, CompactFeatures::without_weights(on_epoch),
+                                     cw.empty() ? nullptr : &cw[0]);
+          })) {
+    return std::move(*r);
+  }
   if constexpr (HingeDual<O> || MulticlassDual<O>) {
-    // The dual solvers in the feature space the data uses (core/compact_features.hpp;
-    // not Pegasos, whose check schedule is sized by the dimension).
     if (use_sdca(s)) {
-      std::vector<const WarmStart*> warms;
-      if (warm != nullptr) warms.push_back(warm);
-      const CompactFeatures::Shape shape{static_cast<std::size_t>(objective.num_outputs()), MulticlassDual<O>};
-      if (std::optional<TrainResult> r = CompactFeatures::train_compacted(
-              data, s, shape, warms, [&](const Dataset& d, const EngineSettings& inner, const std::vector<WarmStart>& cw) {
-                return train_with_solver(d, objective, inner, CompactFeatures::without_weights(on_epoch),
-                                         cw.empty() ? nullptr : &cw[0]);
-              })) {
-        return std::move(*r);
-      }
       std::vector<double> alpha;
       if (warm != nullptr) alpha = warm_alpha(data, objective, s, *warm);
       TrainResult r = detail::train_dual(data, objective, s, on_epoch, warm != nullptr ? &alpha : nullptr, warm);
@@ -155,8 +158,6 @@ TrainResult train_with_solver(const Dataset& data, const O& objective, const Eng
       return r;
     }
     if (s.bias != BiasMode::kUnregularized) return detail::train_pegasos_certified(data, objective, s, on_epoch, warm);
-  } else {
-    if (s.solver == Solver::kSdca) throw ConfigError("solver: sdca trains the hinge objectives only");
   }
   PegasosHooks hooks;
   hooks.warm = warm;

@@ -78,9 +78,14 @@ struct EngineSettings {
   // stopping the stopping sample is used.) The final objective in
   // TrainResult is always on the whole set.
   double trace_sample = 0.1;
-  // SDCA may train in the feature space the data uses (core/compact_features.hpp);
+  // Training may run in the feature space the data uses (core/compact_features.hpp);
   // false: always in the data's dimension (the tests compare the two).
   bool compact_features = true;
+  // The dimension Pegasos sizes its check schedule by (core/engine.hpp
+  // schedule(): evaluate every ⌈d·K / nnz⌉ epochs); 0: the data's. A run on
+  // compacted features keeps the original's, so that it checks the same
+  // epochs and returns the same model.
+  std::uint32_t check_dimension = 0;
   // SDCA's first pass from α = 0 (binary and Crammer–Singer) solves, at its
   // t-th visit, the dual of the problem of the t examples seen so far, where
   // λn ≥ 30 (core/sdca_common.hpp); false: the plain first pass (the tests
