@@ -323,6 +323,13 @@ void sort_classes(std::vector<std::string>& classes) {
   }
 }
 
+std::string Dataset::row_name(std::size_t row) const {
+  const std::size_t r = row + first_row;
+  std::string name = "row " + std::to_string(r);
+  if (row < row_lines.size() && row_lines[row] != r) name += " (line " + std::to_string(row_lines[row]) + ")";
+  return name;
+}
+
 std::vector<std::size_t> Dataset::class_counts() const {
   std::vector<std::size_t> counts(classes.size(), 0);
   for (int y : labels) {
@@ -444,26 +451,6 @@ void set_unit_values(Dataset& data) {
   data.values = Buffer<float>::borrow(data.unit_values.get(), n);
 }
 
-Dataset dense_rows_like(const Dataset& like, std::uint32_t width) {
-  const std::size_t n = like.size();
-  Dataset out;
-  out.labels = like.labels;
-  out.weights = like.weights;  // per-example sample weights stay with their rows
-  out.classes = like.classes;
-  out.source = like.source;
-  out.first_row = like.first_row;
-  out.dimension = width;
-  out.values.own().assign(n * width, 0.0f);
-  std::vector<std::uint32_t>& indices = out.indices.own();
-  indices.resize(n * width);
-  std::vector<std::uint64_t>& row_ptr = out.row_ptr.own();
-  row_ptr.resize(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) row_ptr[i] = i * width;
-  parallel_for_index(n, [&](std::size_t i) {
-    for (std::uint32_t j = 0; j < width; ++j) indices[i * width + j] = j;
-  }, kSerialRows);
-  return out;
-}
 
 void set_sample_weights(Dataset& data, std::span<const double> weights, const std::string& what) {
   if (weights.size() != data.size()) {

@@ -151,6 +151,9 @@ class Dataset {
   std::uint32_t dimension = 0;        // 1 + largest feature index (0-based)
   std::string source;                 // file name, for messages
   std::size_t first_row = 1;          // how messages number rows: 1 for files, 0 for arrays (Python's X[i])
+  // Each row's 1-based line in `source`, where the reader of a part of it
+  // knows them (predict's streamed batches); empty: not known here.
+  std::vector<std::size_t> row_lines;
   // CSV with a header row: the names of the feature columns (feature j is
   // feature_names[j]); empty otherwise.
   std::vector<std::string> feature_names;
@@ -192,6 +195,9 @@ class Dataset {
                    static_cast<std::uint32_t>(row_ptr[i + 1] - begin), labels[i], i,
                    sample_weight_at(weights, i)};
   }
+  // "row R" for the 0-based row `row` (R counted from first_row), with
+  // " (line L)" where row_lines knows a line L other than R: for messages.
+  std::string row_name(std::size_t row) const;
   // Number of rows per class id.
   std::vector<std::size_t> class_counts() const;
   // Re-express labels in another class list (e.g. a model's). Labels not in
@@ -211,6 +217,10 @@ void set_unit_values(Dataset& data);
 // numbering) with `width` features each, every one present: values all zero
 // for the caller to fill (row i at values[i·width]), indices 0..width−1. The
 // form of mapped rows (kernel_approximation's maps, the budget refit).
+// Copy of `rows` of `data` (same classes, dimension and source; sample
+// weights again of mean 1). O(nnz of rows).
+Dataset subset(const Dataset& data, const std::vector<std::size_t>& rows);
+
 Dataset dense_rows_like(const Dataset& like, std::uint32_t width);
 
 // Per-example sample weights s_i (one per row, finite, ≥ 0), so that training

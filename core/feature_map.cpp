@@ -238,7 +238,7 @@ Dataset FeatureMap::map(const Dataset& data) const {
     }
   });
   if (const std::size_t bad = first_bad.empty() ? n : *std::min_element(first_bad.begin(), first_bad.end()); bad < n) {
-    throw InputError(data.source + ": row " + std::to_string(bad + data.first_row) + ": kernel_approximation maps it to values " +
+    throw InputError(data.source + ": " + data.row_name(bad) + ": kernel_approximation maps it to values " +
                      "that are not finite (its features are too large for the map; scale them)");
   }
   return out;

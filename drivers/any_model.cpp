@@ -134,8 +134,8 @@ void require_finite_scores(const std::vector<double>& scores, const Dataset& dat
   if (bad == scores.end()) return;
   const std::size_t per_row = scores.size() / std::max<std::size_t>(data.size(), 1);
   const std::size_t row = static_cast<std::size_t>(bad - scores.begin()) / std::max<std::size_t>(per_row, 1);
-  const std::string where = data.first_row == 1 ? row_and_line(data.source, row, data.size())
-                                                : "row " + std::to_string(row + data.first_row);
+  const std::string where = data.first_row == 1 && data.row_lines.empty() ? row_and_line(data.source, row, data.size())
+                                                                          : data.row_name(row);
   throw InputError(data.source + ": " + where + ": the model's decision value is " +
                    (std::isnan(*bad) ? "NaN" : "infinite") +
                    " (the row's values overflow the model; scale them as the training data was)");

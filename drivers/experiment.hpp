@@ -100,9 +100,6 @@ struct HoldoutSplit {
 // round(fraction · n) rows (per class when stratified) go to the test side.
 HoldoutSplit holdout_split(const std::vector<int>& labels, double fraction, bool stratified, std::uint64_t seed);
 
-// Copy of `rows` of `data` (same classes, dimension and source). O(nnz of rows).
-Dataset subset(const Dataset& data, const std::vector<std::size_t>& rows);
-
 // Index of the best value (first one on ties). Requires a non-empty list;
 // NaN never wins.
 std::size_t best_index(const std::vector<double>& values, bool maximize);

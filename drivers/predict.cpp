@@ -128,6 +128,12 @@ void predict_batch(std::string_view piece, std::size_t first_line, LineStream& s
     }
   }
   s.started = true;
+  // Messages about a row (a decision value that overflows) number it in the
+  // whole input, with its line, not in this batch.
+  ds.first_row = predictor.rows() + 1;
+  count_rows(piece, s.kind, first_line, &ds.row_lines);
+  if (ds.row_lines.size() == ds.size() + 1) ds.row_lines.erase(ds.row_lines.begin());  // a CSV header
+  if (ds.row_lines.size() != ds.size()) ds.row_lines.clear();
   predictor.write(ds, ids);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
 #include "core/random.hpp"
@@ -118,6 +119,21 @@ TEST_CASE("predict in batches of any size equals the whole input scored at once"
     const std::size_t line = static_cast<std::size_t>(std::count(bad.begin(), bad.end(), '\n'));
     CHECK_THROWS_WITH(predict_with_batch(dir.file("m.json"), path, 64, dir),
                       Contains("bad.svm:" + std::to_string(line) + ":"));
+  }
+
+  SECTION("a late row whose decision value overflows is named by its row and line in the whole input") {
+    nlohmann::json m = nlohmann::json::parse(read_text(dir.file("m.json")));
+    m["weights"][0][0] = 1e300;  // finite scores for the rows above, infinite for x_1 = 1e10
+    dir.write("huge.json", m.dump());
+    std::string bad = read_text(svm);
+    bad += "\n# a late comment\n+1 1:1e10 2:0.5\n-1 1:0.5 2:0.5\n";
+    const std::string path = dir.write("late.svm", bad);
+    const std::size_t line = static_cast<std::size_t>(std::count(bad.begin(), bad.end(), '\n')) - 1;
+    const std::string where = "late.svm: row 301 (line " + std::to_string(line) + "): the model's decision value is infinite";
+    for (std::size_t batch : {std::size_t{1}, std::size_t{64}, std::size_t{1000}, std::size_t{8} << 20}) {
+      CAPTURE(batch);
+      CHECK_THROWS_WITH(predict_with_batch(dir.file("huge.json"), path, batch, dir), Contains(where));
+    }
   }
 }
 

@@ -57,29 +57,4 @@ HoldoutSplit holdout_split(const std::vector<int>& labels, double fraction, bool
   return s;
 }
 
-Dataset subset(const Dataset& data, const std::vector<std::size_t>& rows) {
-  Dataset out;
-  out.classes = data.classes;
-  out.dimension = data.dimension;
-  out.source = data.source;
-  std::uint64_t nnz = 0;
-  for (std::size_t i : rows) nnz += data.row_ptr[i + 1] - data.row_ptr[i];
-  out.row_ptr.reserve(rows.size() + 1);
-  const bool unit = data.has_unit_values();  // the subset's values are ones too: none stored
-  out.indices.reserve(nnz);
-  if (!unit) out.values.reserve(nnz);
-  out.labels.reserve(rows.size());
-  for (std::size_t i : rows) {
-    const auto b = static_cast<std::ptrdiff_t>(data.row_ptr[i]), e = static_cast<std::ptrdiff_t>(data.row_ptr[i + 1]);
-    out.indices.append(data.indices.begin() + b, data.indices.begin() + e);
-    if (!unit) out.values.append(data.values.begin() + b, data.values.begin() + e);
-    out.row_ptr.push_back(out.indices.size());
-    out.labels.push_back(data.labels[i]);
-    if (!data.weights.empty()) out.weights.push_back(data.weights[i]);
-  }
-  normalize_sample_weights(out);  // the subset's weights, again of mean 1
-  if (unit) set_unit_values(out);
-  return out;
-}
-
 }  // namespace pegasos
