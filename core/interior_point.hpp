@@ -86,6 +86,7 @@ class InteriorPointSolver {
       now.certified = gap <= target * std::abs(now.primal);
       if (std::isfinite(gap) && !(best.primal - best.dual <= gap)) best = std::move(now);
       best.iterations = it;
+      best.work = it;
       if (best.certified || !factorise()) break;
       step(mu);
     }

@@ -52,6 +52,7 @@ struct InteriorPointResult {
   double primal = std::numeric_limits<double>::infinity();  // P(w(alpha)), in the ½‖w‖² units above
   double dual = -std::numeric_limits<double>::infinity();   // D(alpha)
   int iterations = 0;  // Newton steps taken
+  double work = 0.0;   // in Newton steps on the whole problem (core/interior_point_screen.hpp solves parts)
   bool certified = false;  // primal − dual ≤ target·|primal|
 };
 

@@ -18,6 +18,7 @@
 #include "core/box_qp.hpp"
 #include "core/dataset.hpp"
 #include "core/free_face_cg.hpp"
+#include "core/interior_point_screen.hpp"
 #include "core/fresh_memory.hpp"
 #include "core/objective.hpp"
 #include "core/random.hpp"
@@ -469,10 +470,13 @@ class BinarySdca {
   HandOver interior_point(int& epoch) {
     checks_.interior.tried = true;
     const std::size_t unknowns = dim_ + (feature_bias_ ? 1 : 0);
+    const InteriorPointProblem problem = binary_interior_point_problem(data_, B_, lambda_n_, signed_costs(), offsets());
+    std::vector<double> w(problem.unknowns(), 0.0);
+    std::copy(w_.begin(), w_.end(), w.begin());
+    if (B_ != 0.0) w.back() = wb_;
     const InteriorPointResult ipm =
-        solve_interior_point(binary_interior_point_problem(data_, B_, lambda_n_, signed_costs(), offsets()),
-                             s_.tolerance / 4, InteriorPointGate::kMaxIterations);
-    t_ += std::min<std::uint64_t>(InteriorPointGate::visits_charged(data_, 1, unknowns, ipm.iterations), T_ - t_);
+        solve_interior_point_screened(problem, w, s_.tolerance / 4, InteriorPointGate::kMaxIterations);
+    t_ += std::min<std::uint64_t>(InteriorPointGate::visits_charged(data_, 1, unknowns, ipm.work), T_ - t_);
     if (!(lambda_ * ipm.dual > checks_.dual)) return HandOver::kNone;
     std::vector<double> from(n_);
     for (std::size_t i = 0; i < n_; ++i) from[i] = lambda_n_ * ipm.alpha[2 * i];

@@ -261,7 +261,7 @@ struct InteriorPointGate {
   }
   // The visits a run of `iterations` Newton steps is charged against the
   // budget: its operations at the cost of a visit that pays() assumes.
-  static std::uint64_t visits_charged(const Dataset& data, std::size_t K, std::size_t unknowns, int iterations) {
+  static std::uint64_t visits_charged(const Dataset& data, std::size_t K, std::size_t unknowns, double iterations) {
     const double p = static_cast<double>(data.nnz()) / static_cast<double>(data.size());
     const double visit = 4.0 * static_cast<double>(K) * (p + 1.0);
     return static_cast<std::uint64_t>(iterations * interior_point_flops(data.size(), p, K, unknowns) / visit);

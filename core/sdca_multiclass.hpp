@@ -17,6 +17,7 @@
 
 #include "core/cs_subproblem.hpp"
 #include "core/dataset.hpp"
+#include "core/interior_point_screen.hpp"
 #include "core/objective.hpp"
 #include "core/random.hpp"
 #include "core/sdca_common.hpp"
@@ -417,9 +418,14 @@ class MulticlassSdca {
   // next exact check judges it, its operations count against the visit budget.
   HandOver interior_point(int& epoch) {
     checks_.interior.tried = true;
-    const InteriorPointResult ipm = solve_interior_point(crammer_singer_interior_point_problem(data_, B_, K_, cap_),
-                                                         s_.tolerance / 4, InteriorPointGate::kMaxIterations);
-    t_ += std::min<std::uint64_t>(InteriorPointGate::visits_charged(data_, K_, rows_ * K_, ipm.iterations), T_ - t_);
+    const InteriorPointProblem problem = crammer_singer_interior_point_problem(data_, B_, K_, cap_);
+    std::vector<double> w(rows_ * K_);  // W (feature-major) in the solver's class-major order
+    for (std::size_t j = 0; j < rows_; ++j) {
+      for (std::size_t m = 0; m < K_; ++m) w[m * rows_ + j] = W_[j * K_ + m];
+    }
+    const InteriorPointResult ipm =
+        solve_interior_point_screened(problem, w, s_.tolerance / 4, InteriorPointGate::kMaxIterations);
+    t_ += std::min<std::uint64_t>(InteriorPointGate::visits_charged(data_, K_, rows_ * K_, ipm.work), T_ - t_);
     if (!(lambda_ * ipm.dual > checks_.dual)) return HandOver::kNone;
     std::vector<double> from(n_ * K_);
     for (std::size_t i = 0; i < n_; ++i) {
