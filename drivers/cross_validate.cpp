@@ -382,6 +382,16 @@ std::string plus_minus(double mean, double sd) {
   return buf;
 }
 
+// "largest" / "smallest" where a λ grid's best point is its first / last and
+// strictly above its neighbour (the curve rises toward the edge), else "".
+std::string grid_edge(const api::CvResult& r) {
+  const std::size_t n = r.points.size();
+  if (r.key != "lambda" || n < 3 || (r.best != 0 && r.best != n - 1)) return "";
+  const std::size_t next = r.best == 0 ? 1 : n - 2;
+  if (!(r.mean(r.points[next]) < r.mean(r.points[r.best]))) return "";
+  return r.best == 0 ? "largest" : "smallest";
+}
+
 void print_cv(const api::CvResult& r, const std::string& objective) {
   std::string text = std::to_string(r.folds) + "-fold stratified cross-validation (seed " + std::to_string(r.seed) +
                      ") of " + objective + " on " + std::to_string(r.examples) + " examples";
@@ -411,6 +421,10 @@ void print_cv(const api::CvResult& r, const std::string& objective) {
             (r.key == "lambda" ? "  (ties go to the larger lambda)\n" : "  (ties go to the first value listed)\n");
   }
   std::fputs(text.c_str(), stdout);
+  if (const std::string edge = grid_edge(r); !edge.empty()) {
+    std::fprintf(stderr, "note: the best lambda is the %s of the grid, and its neighbour scores lower: a grid "
+                 "reaching past it may score better\n", edge.c_str());
+  }
 }
 
 void check_cv_flags(const CvCommand& cv, const std::string& model_path) {

@@ -15,6 +15,25 @@ std::string format(const char* fmt, double a, double b = 0, double c = 0, double
   return buf;
 }
 
+// Where lambda "auto" chose an end of everything it may try (the largest λ,
+// after the range was extended past C = 0.01, or the smallest, C = 1000),
+// and the curve falls away from it: a note that a value past it may be better.
+std::string auto_edge_note(const nlohmann::json& selection) {
+  const auto& curve = selection["curve"];
+  const auto& a = selection["auto"];
+  if (curve.size() < 2) return "";
+  const bool first = curve.front().value("value", nlohmann::json()) == selection["value"];
+  const bool last = curve.back().value("value", nlohmann::json()) == selection["value"] &&
+                    a.value("points_run", 0) == a.value("points_max", -1);
+  if (first && curve[1].value("mean", 0.0) < curve[0].value("mean", 0.0)) {
+    return format(" (the largest lambda tried, C = %g: more regularisation was not tried)", a.value("C_min", 0.0));
+  }
+  if (last && curve[curve.size() - 2].value("mean", 0.0) < curve.back().value("mean", 0.0)) {
+    return " (the smallest lambda tried, C = 1000)";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string fit_summary(const AnyModel& model) {
@@ -34,7 +53,8 @@ std::string fit_summary(const AnyModel& model) {
     const double n = (*s)["auto"].value("examples", 1.0);
     text += "lambda auto: chose lambda " + format("%.6g (C = %.3g)", lambda, 1.0 / (lambda * n)) + " by " +
             std::to_string((*s).value("folds", 0)) + "-fold cross-validation, " + (*s).value("metric", "") + " " +
-            format("%.4f ± %.4f", best, sd) + "; " + std::to_string(curve.size()) + " lambda values tried\n";
+            format("%.4f ± %.4f", best, sd) + "; " + std::to_string(curve.size()) + " lambda values tried" +
+            auto_edge_note(*s) + "\n";
   }
   if (h.calibrated()) {
     const auto record = nlohmann::json::parse(h.calibration_record.empty() ? "{}" : h.calibration_record);
