@@ -264,7 +264,7 @@ inline std::size_t ovo_pair_of(std::size_t c, std::size_t j, std::size_t K) {
 
 // One-vs-one class scores from the K(K−1)/2 pairs' decision values f (in
 // KernelModel::one_vs_one's order): out[c] = the votes for c plus a
-// tie-breaker below 1/(2K): the mean over c's pairs of its decision value
+// tie-breaker of at most 1/(2K) in size: the mean over c's pairs of its decision value
 // clipped to [−1, 1] (oriented towards c), over 2K. The argmax is the class
 // with the most votes (LIBSVM's rule), ties going to the class its pairs
 // favour most (LIBSVM's go to the class that first appears in the training
