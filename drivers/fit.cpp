@@ -16,8 +16,8 @@ namespace {
 // C = 10^(-2 + i/3), i = 0..15.
 constexpr int kAutoPoints = 16, kPointsPerDecade = 3, kAutoPatience = 4, kAutoClearPatience = 2;
 constexpr double kAutoLowestC = 0.01;
-// Where the best point is the range's first (C = 0.01) and the curve falls
-// after it, the range extends by this many points below C = 0.01 (down to
+// Where the best point is the range's first (C = 0.01; a tie goes there),
+// the range extends by this many points below C = 0.01 (down to
 // C = 1e-4): data with large raw features (unscaled pixels 0..16) is best
 // regularised more than C = 0.01 says (UCI-like digits: 1.3 pt of test
 // accuracy).
@@ -87,15 +87,17 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
   control.what = "lambda \"auto\" (cv_folds)";
   CvRun run = cross_validate_data(configs, grid, data, features, config.engine.seed, cv_options(config), control);
   int extra = 0;
-  if (run.result.best == 0 && run.result.points.size() > 1) {  // the best at the range's edge: extend it
+  if (run.result.best == 0 && run.result.points.size() > 1) {  // the best at the range's edge: look past it
     GridSpec more;
     std::vector<TrainConfig> wider = lambda_configs(config, data.size(), -kAutoExtraPoints, 0, more);
     CvRun ext = cross_validate_data(wider, more, data, features, config.engine.seed, cv_options(config), control);
     extra = static_cast<int>(ext.result.points.size());
     const api::CvResult& a = ext.result;
     const double gain = a.mean(a.points[a.best]) - run.result.mean(run.result.points[0]);
-    // Ties go to the larger λ (the extension's), with transfer to the smaller.
-    const bool take = control.ties_to_later ? gain > control.tie_margin : gain >= 0.0;
+    // Only a better score moves the choice past C = 0.01: where the curve is
+    // flat out there (every fold's model the majority class at the largest
+    // λ), C = 0.01 stays, as the path rules keep a flat start from counting.
+    const bool take = gain > (control.ties_to_later ? control.tie_margin : 0.0);
     api::CvResult joined = a;
     joined.points.insert(joined.points.end(), run.result.points.begin(), run.result.points.end());
     if (take) {

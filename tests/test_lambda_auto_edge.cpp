@@ -66,15 +66,7 @@ TEST_CASE("lambda auto: a best point at the range's largest lambda extends the r
   REQUIRE(curve.size() >= 3);
   CHECK(curve[0]["value"].get<double>() > first);
   for (std::size_t i = 1; i < curve.size(); ++i) CHECK(curve[i]["value"].get<double>() < curve[i - 1]["value"].get<double>());
-  // The chosen λ is the best of the whole curve (ties: the larger λ), beyond C = 0.01 here.
-  std::size_t best = 0;
-  for (std::size_t i = 0; i < curve.size(); ++i) {
-    if (curve[i]["mean"].get<double>() > curve[best]["mean"].get<double>()) best = i;
-  }
-  CHECK(sel["value"] == curve[best]["value"]);
-  CHECK(m["settings"]["lambda"] == sel["value"]);
-  CHECK(sel["value"].get<double>() > first);
-  // The extension's points are a warm path of their own: --cv --grid over them gives the same means.
+  // The extension's points: those above C = 0.01's λ, a warm path of their own.
   std::string values;
   std::size_t extension = 0;
   while (extension < curve.size() && curve[extension]["value"].get<double>() > first * (1 + 1e-9)) {
@@ -82,6 +74,19 @@ TEST_CASE("lambda auto: a best point at the range's largest lambda extends the r
     ++extension;
   }
   REQUIRE(extension >= 2);
+  REQUIRE(extension < curve.size());
+  // The chosen λ: the extension's best (the first of equal means) where it
+  // scores strictly above C = 0.01, else C = 0.01; beyond C = 0.01 here.
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < extension; ++i) {
+    if (curve[i]["mean"].get<double>() > curve[best]["mean"].get<double>()) best = i;
+  }
+  if (!(curve[best]["mean"].get<double>() > curve[extension]["mean"].get<double>())) best = extension;
+  CHECK(sel["value"] == curve[best]["value"]);
+  CHECK(m["settings"]["lambda"] == sel["value"]);
+  CHECK(sel["value"].get<double>() > first);
+  for (std::size_t i = extension; i < curve.size(); ++i) CHECK(curve[i]["mean"].get<double>() < curve[best]["mean"].get<double>());
+  // --cv --grid over the extension's values gives the same means.
   const Run cv = pegasos_run(dir, "train --cv 5 --grid lambda=" + values + " " + q(data));
   REQUIRE(cv.code == 0);
   for (std::size_t i = 0; i < extension; ++i) {
@@ -91,7 +96,7 @@ TEST_CASE("lambda auto: a best point at the range's largest lambda extends the r
   }
 }
 
-TEST_CASE("--cv --grid: a best value at the edge of the grid is noted, an inner one is not", "[fit]") {
+TEST_CASE("train --cv --grid: a best value at the edge of the grid is noted, an inner one is not", "[fit]") {
   TempDir dir("grid_edge");
   const std::string data = dir.write("d.svm", noisy_large_features(5));
   // On these rows the CV accuracy rises toward λ = 100 (more regularisation helps).

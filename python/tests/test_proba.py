@@ -164,7 +164,8 @@ def test_lam_auto_picks_from_the_engine_grid_and_matches_the_cli(binary, tmp_pat
     X, y = make_binary_data()
     clf = pegasos.PegasosClassifier(lam="auto", random_state=3).fit(X, y)
     n = X.shape[0]
-    grid = [float("%.6g" % (1.0 / (0.01 * 10 ** (i / 3) * n))) for i in range(16)]
+    # C = 0.01 .. 1000, three values a decade; extended to C = 1e-4 where the best is C = 0.01.
+    grid = [float("%.6g" % (1.0 / (0.01 * 10 ** (i / 3) * n))) for i in range(-6, 16)]
     assert clf.lam_ in grid
     assert clf.training_["selection"]["value"] == clf.lam_
     write_libsvm(tmp_path / "d.svm", X, y)
