@@ -86,7 +86,7 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
   control.keep_oof = keep_oof;
   control.what = "lambda \"auto\" (cv_folds)";
   CvRun run = cross_validate_data(configs, grid, data, features, config.engine.seed, cv_options(config), control);
-  int extra = 0;
+  int extra = 0;  // the extension's points run (its path may stop early, from C = 1e-4 up)
   if (run.result.best == 0 && run.result.points.size() > 1) {  // the best at the range's edge: look past it
     GridSpec more;
     std::vector<TrainConfig> wider = lambda_configs(config, data.size(), -kAutoExtraPoints, 0, more);
@@ -111,7 +111,8 @@ Chosen choose_lambda(const TrainConfig& config, const Dataset& data, const nlohm
   }
   const api::CvResult& r = run.result;
   Chosen out{configs[r.best], selection_json(r), std::move(run.oof)};
-  out.selection["auto"] = {{"C_min", kAutoLowestC * std::pow(10.0, -static_cast<double>(extra) / kPointsPerDecade)},
+  const double c_min = kAutoLowestC * std::pow(10.0, -static_cast<double>(extra > 0 ? kAutoExtraPoints : 0) / kPointsPerDecade);
+  out.selection["auto"] = {{"C_min", c_min},
                            {"points_per_decade", kPointsPerDecade},
                            {"points_run", r.points.size()},
                            {"points_max", kAutoPoints + (extra > 0 ? kAutoExtraPoints : 0)},

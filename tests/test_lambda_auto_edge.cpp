@@ -64,6 +64,8 @@ TEST_CASE("lambda auto: a best point at the range's largest lambda extends the r
   // The range was extended: C_min below 0.01, the curve starts above C = 0.01's λ, largest λ first.
   CHECK(sel["auto"]["C_min"].get<double>() < 0.01 / 2);
   REQUIRE(curve.size() >= 3);
+  // C_min is the C of the curve's first (largest) λ, however far the extension's path ran.
+  CHECK(sel["auto"]["C_min"].get<double>() == Approx(1.0 / (curve[0]["value"].get<double>() * 300)).epsilon(1e-5));
   CHECK(curve[0]["value"].get<double>() > first);
   for (std::size_t i = 1; i < curve.size(); ++i) CHECK(curve[i]["value"].get<double>() < curve[i - 1]["value"].get<double>());
   // The extension's points: those above C = 0.01's λ, a warm path of their own.
