@@ -103,7 +103,10 @@ struct LineStream {
 void predict_batch(std::string_view piece, std::size_t first_line, LineStream& s, const ModelReader& reader,
                    const std::string& name, const PredictOptions& opt, Predictor& predictor) {
   const bool want_ids = opt.ids || !opt.id_field.empty();
-  if (count_rows(piece, s.kind, first_line, nullptr) == 0) return;
+  // The batch's row lines, counted once: whether it has rows, the CSV first
+  // row, and (below) the lines that messages about a row name.
+  std::vector<std::size_t> lines;
+  if (count_rows(piece, s.kind, first_line, &lines) == 0) return;
   std::vector<std::string> ids;
   std::vector<std::string>* ids_out = want_ids ? &ids : nullptr;
   Dataset ds;
@@ -117,8 +120,7 @@ void predict_batch(std::string_view piece, std::size_t first_line, LineStream& s
   } else {
     ds = reader.parse(piece, s.kind, name, first_line, opt.id_field, ids_out);
     if (s.kind == InputKind::kCsv) {
-      std::vector<std::size_t> lines;
-      const std::size_t n = count_rows(piece, s.kind, first_line, &lines);
+      const std::size_t n = lines.size();
       const std::size_t at = lines.front() - first_line;  // the first row line
       std::size_t begin = 0;
       for (std::size_t l = 0; l < at; ++l) begin = piece.find('\n', begin) + 1;
@@ -131,9 +133,8 @@ void predict_batch(std::string_view piece, std::size_t first_line, LineStream& s
   // Messages about a row (a decision value that overflows) number it in the
   // whole input, with its line, not in this batch.
   ds.first_row = predictor.rows() + 1;
-  count_rows(piece, s.kind, first_line, &ds.row_lines);
-  if (ds.row_lines.size() == ds.size() + 1) ds.row_lines.erase(ds.row_lines.begin());  // a CSV header
-  if (ds.row_lines.size() != ds.size()) ds.row_lines.clear();
+  if (lines.size() == ds.size() + 1) lines.erase(lines.begin());  // a CSV header
+  if (lines.size() == ds.size()) ds.row_lines = std::move(lines);
   predictor.write(ds, ids);
 }
 
