@@ -451,7 +451,6 @@ void set_unit_values(Dataset& data) {
   data.values = Buffer<float>::borrow(data.unit_values.get(), n);
 }
 
-
 void set_sample_weights(Dataset& data, std::span<const double> weights, const std::string& what) {
   if (weights.size() != data.size()) {
     throw InputError(what + ": " + std::to_string(weights.size()) + " weights for " + std::to_string(data.size()) +

@@ -213,14 +213,14 @@ class Dataset {
 // system refuses one, an ordinary shared array of ones.
 void set_unit_values(Dataset& data);
 
-// A Dataset of `like`'s rows (labels, sample weights, classes, source, row
-// numbering) with `width` features each, every one present: values all zero
-// for the caller to fill (row i at values[i·width]), indices 0..width−1. The
-// form of mapped rows (kernel_approximation's maps, the budget refit).
 // Copy of `rows` of `data` (same classes, dimension and source; sample
 // weights again of mean 1). O(nnz of rows).
 Dataset subset(const Dataset& data, const std::vector<std::size_t>& rows);
 
+// A Dataset of `like`'s rows (labels, sample weights, classes, source, row
+// numbering) with `width` features each, every one present: values all zero
+// for the caller to fill (row i at values[i·width]), indices 0..width−1. The
+// form of mapped rows (kernel_approximation's maps, the budget refit).
 Dataset dense_rows_like(const Dataset& like, std::uint32_t width);
 
 // Per-example sample weights s_i (one per row, finite, ≥ 0), so that training
