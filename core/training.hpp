@@ -115,6 +115,9 @@ struct EpochInfo {
   bool has_objective = false;     // sample_objective was computed this epoch
   bool traced = false;            // a trace point (trace_objective), not only a stopping check
   bool stop_check = false;        // evaluated for the automatic stopping rule
+  // Seconds since this fit began, where the caller of the solvers timed it
+  // (drivers/fit.cpp: fit_model, after any lambda "auto" search); < 0 unset.
+  double seconds = -1.0;
   // When has_objective: the output iterate (dense weights, dimension × K
   // feature-major, and K biases); valid only during the on_epoch call.
   const std::vector<double>* weights = nullptr;

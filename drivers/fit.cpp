@@ -1,5 +1,6 @@
 #include "drivers/fit.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -181,6 +182,19 @@ void choose_threshold(const TrainConfig& config, const Dataset& data, const std:
   h.threshold_record = record.dump();
 }
 
+// `on_epoch` told the seconds since the fit began (EpochInfo::seconds): the
+// clock starts here, after the data was read and any lambda "auto" search
+// ran, so a progress line times the fit it reports on. Empty stays empty.
+std::function<bool(const EpochInfo&)> timed(const std::function<bool(const EpochInfo&)>& on_epoch) {
+  if (!on_epoch) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [start, on_epoch](const EpochInfo& e) {
+    EpochInfo told = e;
+    told.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return on_epoch(told);
+  };
+}
+
 }  // namespace
 
 std::vector<double> auto_lambda_grid(std::size_t n) {
@@ -193,11 +207,11 @@ AnyModel fit_model(const TrainConfig& config, const Dataset& data, const nlohman
                    const std::function<bool(const EpochInfo&)>& on_epoch) {
   const bool threshold = config.max_fpr || config.target_recall;
   const bool want_oof = config.calibrate || threshold;
-  if (!config.lambda_auto && !want_oof) return train_any_model(config, data, features, on_epoch);
+  if (!config.lambda_auto && !want_oof) return train_any_model(config, data, features, timed(on_epoch));
   std::optional<Chosen> chosen;
   if (config.lambda_auto) chosen = choose_lambda(config, data, features, want_oof);
   const TrainConfig& final_config = chosen ? chosen->config : config;
-  AnyModel model = train_any_model(final_config, data, features, on_epoch);
+  AnyModel model = train_any_model(final_config, data, features, timed(on_epoch));
   if (chosen) add_selection(model, chosen->selection);
   if (!want_oof) return model;
   const std::vector<double> oof = chosen ? std::move(chosen->oof) : out_of_fold_scores(final_config, data, features);

@@ -65,7 +65,9 @@ class Progress {
   explicit Progress(bool quiet) : quiet_(quiet), start_(Clock::now()), tty_(::isatty(2) != 0) {}
   bool operator()(const EpochInfo& e) {
     if (quiet_) return true;
-    const double elapsed = seconds_since(start_);
+    // The fit's own clock (drivers/fit.cpp), not the process's: reading
+    // the data and a lambda "auto" search are not the epochs' time.
+    const double elapsed = e.seconds >= 0.0 ? e.seconds : seconds_since(start_);
     // Quiet for short runs; then at most a few lines a second.
     if (elapsed < 1.0 || elapsed - last_ < (tty_ ? 0.2 : 2.0)) return true;
     last_ = elapsed;

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -200,4 +202,29 @@ TEST_CASE("api::Model::with_featurizer refuses kernel models and numeric reader 
   const auto kernel = pegasos::api::Settings::load("", {"objective=kernel_hinge", "lambda=0.01"});
   const pegasos::api::Model kernel_model = pegasos::api::train(kernel, std::move(rows));
   CHECK_THROWS_WITH(kernel_model.with_featurizer(featurizer, "null"), Catch::Contains("kernel model"));
+}
+
+// The epochs are timed from the start of the fit they belong to
+// (EpochInfo::seconds, drivers/fit.cpp), not from the call: with lambda
+// "auto" the cross-validation's 5 folds of each lambda value run first, and
+// the progress line had counted them as the first epoch's time.
+TEST_CASE("api::train: the epochs' seconds count from the fit, after a lambda auto search", "[api]") {
+  const pegasos::Dataset ds = fixtures::gaussian(600, 20, 11, 0.7);
+  const bool automatic = GENERATE(false, true);
+  CAPTURE(automatic);
+  const pegasos::api::Settings settings = pegasos::api::Settings::load(
+      "", {"solver=pegasos", "epochs=3", automatic ? "lambda=auto" : "lambda=0.001"});
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::pair<double, double>> seen;  // (the fit's seconds, seconds since the call)
+  pegasos::api::train(settings, ds, [&](const pegasos::EpochInfo& e) {
+    seen.emplace_back(e.seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return true;
+  });
+  REQUIRE(seen.size() == 3);
+  for (const auto& [fit, call] : seen) {
+    CHECK(fit >= 0.0);
+    CHECK(fit <= call);
+  }
+  // lambda auto: dozens of fold fits before the final fit's first epoch.
+  if (automatic) CHECK(seen.front().first < 0.5 * seen.front().second);
 }
