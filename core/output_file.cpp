@@ -137,6 +137,23 @@ int inherited_descriptor(const std::string& path) {
   return -1;
 }
 
+// PATH.tmp-XXXXXX beside `target` (PATH, or the file a dangling link names);
+// where its name is too long for the suffix (NAME_MAX), the temporary file's
+// name is the name cut short. A name longer than NAME_MAX is refused: the
+// rename at the end would fail (ENAMETOOLONG) after the work, and
+// check_output_creatable's probe finds it first.
+std::string temporary_template(const std::string& path, const std::string& target_path) {
+  const std::filesystem::path target(target_path);
+  std::string base = target.filename().string();
+  constexpr std::size_t kSuffix = sizeof(".tmp-XXXXXX") - 1, kNameMax = 255;
+  if (base.size() > kNameMax) {
+    throw InputError(path + ": the file name is too long (" + std::to_string(base.size()) + " bytes; at most " +
+                     std::to_string(kNameMax) + ")");
+  }
+  if (base.size() + kSuffix > kNameMax) base.resize(kNameMax - kSuffix);
+  return (target.parent_path() / (base + ".tmp-XXXXXX")).string();
+}
+
 }  // namespace
 
 OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
@@ -188,13 +205,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
     }
   }
   if (!exists) follow_dangling_link(path);
-  // PATH.tmp-XXXXXX beside PATH; where PATH's name is too long for the
-  // suffix (NAME_MAX), the temporary file's name is PATH's name cut short.
-  const std::filesystem::path target(path_);
-  std::string base = target.filename().string();
-  constexpr std::size_t kSuffix = sizeof(".tmp-XXXXXX") - 1, kNameMax = 255;
-  if (base.size() + kSuffix > kNameMax) base.resize(kNameMax - kSuffix);
-  std::string tmpl = (target.parent_path() / (base + ".tmp-XXXXXX")).string();
+  const std::string tmpl = temporary_template(path, path_);
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   // Claim a slot, create the file and record its name with the cleanup

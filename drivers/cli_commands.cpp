@@ -61,12 +61,20 @@ const CLI::Validator kWholeNumber(
     },
     "INT");
 
-// A rate strictly between 0 and 1 (--max-fpr, --target-recall; after kNumber):
-// named by its own flag, where the setting's check named a --set never typed.
+// A rate strictly between 0 and 1 (--max-fpr; after kNumber), or in (0, 1]
+// (--target-recall: recall 1 catches every positive), as the settings take
+// them (drivers/config.cpp): named by its own flag, where the setting's check
+// named a --set never typed.
 const CLI::Validator kOpenUnit(
     [](std::string& v) {
       const double d = std::strtod(v.c_str(), nullptr);
       return d > 0.0 && d < 1.0 ? std::string() : "must be in (0, 1), got " + v;
+    },
+    "RATE");
+const CLI::Validator kUnitUpToOne(
+    [](std::string& v) {
+      const double d = std::strtod(v.c_str(), nullptr);
+      return d > 0.0 && d <= 1.0 ? std::string() : "must be in (0, 1], got " + v;
     },
     "RATE");
 
@@ -173,7 +181,7 @@ void add_operating_options(CLI::App& train, OperatingFlags& o) {
   train.add_option("--target-recall", o.target_recall,
                    "binary: store the highest threshold whose out-of-fold recall is at least R")
       ->check(kNumber.description(""))
-      ->check(kOpenUnit.description(""))
+      ->check(kUnitUpToOne.description(""))
       ->type_name("R");
 }
 

@@ -5,12 +5,14 @@
 #include <cctype>
 #include <cstdlib>
 #include <cmath>
+#include <limits>
 
 #include "core/errors.hpp"
 #include "core/json_nesting.hpp"
 #include "core/output_file.hpp"
 #include "core/suggest.hpp"
 #include "io/feature_map_json.hpp"
+#include "io/json_checks.hpp"
 #include "io/kernel_settings_json.hpp"
 #include "text/options.hpp"
 
@@ -246,6 +248,11 @@ void load_weights_file(json& all, const std::string& origin, TrainConfig& c) {
 void read_steps(json& all, const std::string& origin, EngineSettings& e) {
   e.lambda = config_number(all["lambda"], origin, "lambda");
   if (!(e.lambda > 0)) refuse(origin, "lambda", "must be > 0");
+  // A subnormal λ: 1/λ overflows, and the run would end, late, with
+  // infinite weights.
+  if (e.lambda < std::numeric_limits<double>::min()) {
+    refuse(origin, "lambda", "must be at least 2.2e-308 (the smallest normal double; 1/lambda overflows below it)");
+  }
   e.epochs = config_number(all["epochs"], origin, "epochs");
   if (e.epochs < 0 || e.epochs > 1e6) refuse(origin, "epochs", "must be between 0 (automatic) and 1000000");
   const std::int64_t iterations = config_integer(all["iterations"], origin, "iterations");
@@ -503,7 +510,13 @@ json read_json_file(const std::string& path) {
   try {
     return json::parse(text, nullptr, true, /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {
-    throw ConfigError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    // Where (line:column near 'text') and what, without the library's tag.
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ConfigError(path + ": invalid JSON (the file is empty)");
+    if (e.byte >= text.size() + 1) throw ConfigError(path + ": invalid JSON (it ends early: the file is cut off)");
+    const std::string what = e.what();
+    const std::size_t syntax = what.find("syntax error");
+    throw ConfigError(path + ":" + json_checks::json_text_position(text, e.byte > 0 ? e.byte - 1 : 0) + ": invalid JSON (" +
+                      (syntax == std::string::npos ? std::string("syntax error") : what.substr(syntax)) + ")");
   } catch (const json::exception& e) {  // e.g. a number that overflows a double (1e999)
     throw ConfigError(path + ": invalid JSON: " + e.what());
   }

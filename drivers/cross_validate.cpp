@@ -108,7 +108,20 @@ GridSpec parse_grid(const std::string& text) {
   grid.key = text.substr(0, eq);
   const std::string spec = text.substr(eq + 1);
   const auto& keys = config_keys();
-  if (std::none_of(keys.begin(), keys.end(), [&](const ConfigKey& k) { return k.name == grid.key; })) {
+  const auto is_setting = [&](const std::string& key) {
+    return std::any_of(keys.begin(), keys.end(), [&](const ConfigKey& k) { return k.name == key; });
+  };
+  // A nested setting (--set's dotted KEY.SUB): the grid takes whole settings.
+  if (const std::size_t dot = grid.key.find('.'); dot != std::string::npos && is_setting(grid.key.substr(0, dot))) {
+    const std::string outer = grid.key.substr(0, dot);
+    if (not_griddable(outer)) {
+      bad_grid("'" + grid.key + "': " + outer + " cannot be gridded here (it changes how the data is read, or is a "
+               "run setting); use pegasos run for that");
+    }
+    bad_grid("'" + grid.key + "': the grid takes whole settings; list whole " + outer + " values (" + outer +
+             "={...},{...})");
+  }
+  if (!is_setting(grid.key)) {
     const std::string near = closest_key(grid.key);
     bad_grid("'" + grid.key + "' is not a setting" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
   }
@@ -143,7 +156,11 @@ std::vector<TrainConfig> grid_configs(const std::string& config_path, const std:
     try {
       configs.push_back(load_train_config(config_path, sets));
     } catch (const ConfigError& e) {
-      throw ConfigError(std::string("--grid: ") + e.what());
+      // The grid's own value is not a --set the user typed: "--grid: seed: ...".
+      std::string what = e.what();
+      const std::string set = "--set: ";
+      if (what.rfind(set + grid.key + ":", 0) == 0) what.erase(0, set.size());
+      throw ConfigError("--grid: " + what);
     }
   }
   return configs;
@@ -451,6 +468,9 @@ void check_cv_flags(const CvCommand& cv, const std::string& model_path) {
 int run_cv_command(const std::string& config_path, const std::vector<std::string>& sets, const std::string& data_path,
                    const std::string& model_path, const CvCommand& cv, bool quiet, bool strict) {
   check_cv_flags(cv, model_path);
+  if (strict && !cv.refit) {
+    throw ConfigError("--strict: with --cv it judges the model --refit writes; without --refit no model is written");
+  }
   enable_status_line(!quiet);
   api::CvOptions options;
   options.folds = cv.folds;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -120,6 +121,21 @@ void warn_mixed_labels(const Dataset& data, const std::string& path) {
                input_name(path).c_str(), listed(0).c_str(), listed(1).c_str(), first + 1);
 }
 
+// Rows without a single non-zero value train a model of the bias alone,
+// which predicts one class everywhere: said, not an error (LIBLINEAR trains
+// it too), since a file of labels only is more likely a mistake.
+void warn_no_features(const Dataset& data, const std::string& path) {
+  if (data.size() == 0 || data.nnz() > 0) return;
+  // Labels with commas: CSV read as LIBSVM, an error once the labels are
+  // prepared (drivers/registry.cpp prepare_labels), which says so.
+  const auto comma = [](const std::string& c) { return c.find(',') != std::string::npos; };
+  if (std::any_of(data.classes.begin(), data.classes.end(), comma)) return;
+  std::fprintf(stderr,
+               "warning: %s: no row has a non-zero feature value; the model can learn only a bias and "
+               "predicts one class for every row\n",
+               input_name(path).c_str());
+}
+
 }  // namespace
 
 TextCorpus noted(TextCorpus corpus) {
@@ -161,8 +177,15 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
                           " is numeric data (LIBSVM/CSV); for CSV, label_column picks the label");
       }
     }
+    const DataFormat numeric =
+        format != DataFormat::kAuto ? format : numeric_format_of(path, input.bytes ? *input.bytes : std::string_view());
+    if (numeric == DataFormat::kLibsvm && (config.read.label_column != 0 || !config.read.label_column_name.empty())) {
+      throw ConfigError("label_column: picks a CSV column, but " + input_name(path) +
+                        " is LIBSVM data (each line's first field is its label)");
+    }
     out.data = input.numeric(config.read);
     warn_mixed_labels(out.data, path);
+    warn_no_features(out.data, path);
     check_weights_fit(out.data, path);
     return out;
   }

@@ -91,6 +91,11 @@ inline std::string json_text_position(std::string_view text, std::size_t at) {
   }
   std::string near(text.substr(at, 24));
   near = near.substr(0, near.find('\n'));
+  // Quoted bytes that are not printable ASCII (binary garbage, a NUL that
+  // would end the message) are shown as '?'.
+  for (char& c : near) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  }
   return std::to_string(line) + ":" + std::to_string(at - line_start + 1) + (near.empty() ? "" : " near '" + near + "'");
 }
 

@@ -132,6 +132,7 @@ const char* training_field_check(const std::string& key, const json& v, bool& ok
 }
 
 std::string found(const json& v) {
+  if (v.is_null()) return "null";  // not "null null"
   const std::string text = v.dump();
   return std::string(v.type_name()) + (text.size() <= 40 ? " " + text : "");
 }

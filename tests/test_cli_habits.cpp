@@ -431,3 +431,66 @@ TEST_CASE("an output file replaced by root keeps its owner and group", "[cli][ha
   CHECK(st.st_gid == 65534u);
   CHECK(testutil::read_text(out).find("spam") != std::string::npos);
 }
+
+// Found in a review of bad inputs (2026-12-07): each used to be accepted
+// silently, fail late, or be reported as an internal failure.
+TEST_CASE("settings that cannot apply, overlong output names and config syntax errors are exit 2, early", "[cli][habits]") {
+  TempDir dir("habits");
+  std::string rows;
+  for (int i = 0; i < 40; ++i) rows += (i % 2 ? "1 1:" : "-1 2:") + std::to_string(1 + i % 5) + " 3:1\n";
+  const std::string data = dir.file("d.svm");
+  testutil::write_text(data, rows);
+  const std::string model = dir.file("m.json");
+  // label_column picks a CSV column: on LIBSVM data it is refused, not ignored.
+  const Run lc = pegasos_run(dir, "train -q --set label_column=3 " + q(data) + " " + q(model));
+  CHECK(lc.code == 2);
+  CHECK(lc.err.find("label_column: picks a CSV column, but " + data + " is LIBSVM data") != std::string::npos);
+  // --strict with --cv judges the refit model; without --refit there is none.
+  const Run strict = pegasos_run(dir, "train -q --cv 3 --strict " + q(data));
+  CHECK(strict.code == 2);
+  CHECK(strict.err.find("--strict: with --cv it judges the model --refit writes") != std::string::npos);
+  // --target-recall takes (0, 1], as the setting does.
+  const Run recall = pegasos_run(dir, "train -q --target-recall 1 " + q(data) + " " + q(model));
+  CHECK(recall.code == 0);
+  CHECK(nlohmann::json::parse(testutil::read_text(model)).dump().find("\"target_recall\":1.0") != std::string::npos);
+  const Run recall0 = pegasos_run(dir, "train -q --target-recall 0 " + q(data) + " " + q(model));
+  CHECK(recall0.code == 2);
+  CHECK(recall0.err.find("must be in (0, 1], got 0") != std::string::npos);
+  // A file name longer than a directory entry can be: refused before training
+  // (it used to fail at the final rename, exit 1).
+  const std::string long_name = dir.file(std::string(300, 'a') + ".json");
+  const Run too_long = pegasos_run(dir, "train --set epochs=1000000 --set solver=pegasos " + q(data) + " " + q(long_name));
+  CHECK(too_long.code == 2);
+  CHECK(too_long.err.find("the file name is too long (305 bytes; at most 255)") != std::string::npos);
+  CHECK(too_long.err.find("trained") == std::string::npos);  // nothing trained first
+  // A subnormal lambda is refused before training.
+  const Run tiny = pegasos_run(dir, "train -q --set lambda=1e-320 " + q(data) + " " + q(model));
+  CHECK(tiny.code == 2);
+  CHECK(tiny.err.find("lambda: must be at least 2.2e-308") != std::string::npos);
+  // A config file's syntax error: line, column and what, without the JSON library's tag.
+  const std::string config = dir.file("c.json");
+  testutil::write_text(config, "{\n  \"lambda\": 0.1,\n}\n");
+  const Run syntax = pegasos_run(dir, "train -q -c " + q(config) + " " + q(data) + " " + q(model));
+  CHECK(syntax.code == 2);
+  CHECK(syntax.err.find("c.json:3:1 near '}': invalid JSON (syntax error") != std::string::npos);
+  CHECK(syntax.err.find("json.exception") == std::string::npos);
+  // Rows without a feature value train (as LIBLINEAR does), with a warning.
+  const std::string labels_only = dir.file("labels.svm");
+  testutil::write_text(labels_only, "1\n-1 1:0\n1\n");
+  const Run empty_rows = pegasos_run(dir, "train -q " + q(labels_only) + " " + q(model));
+  CHECK(empty_rows.code == 0);
+  CHECK(empty_rows.err.find("no row has a non-zero feature value") != std::string::npos);
+  const Run normal = pegasos_run(dir, "train -q " + q(data) + " " + q(model));
+  CHECK(normal.code == 0);
+  CHECK(normal.err.find("warning") == std::string::npos);
+  // --grid names what it cannot take in its own terms.
+  const Run nested = pegasos_run(dir, "train --cv 3 --grid kernel.gamma=1,2 " + q(data));
+  CHECK(nested.code == 2);
+  CHECK(nested.err.find("'kernel.gamma': the grid takes whole settings") != std::string::npos);
+  const Run reading = pegasos_run(dir, "train --cv 3 --grid features.hash_bits=10,12 " + q(data));
+  CHECK(reading.code == 2);
+  CHECK(reading.err.find("features cannot be gridded here") != std::string::npos);
+  const Run value = pegasos_run(dir, "train --cv 3 --grid seed=a,b " + q(data));
+  CHECK(value.code == 2);
+  CHECK(value.err.find("--grid: seed: expected a number") != std::string::npos);
+}
