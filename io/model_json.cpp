@@ -253,6 +253,13 @@ void read_model_weights(const json& j, const std::string& name, Model& m, bool c
   const json& bias = model_need(j, "bias", name);
   if (!bias.is_array() || bias.size() != K) bad(name, "/bias", "expected an array of " + std::to_string(K) + " numbers");
   for (std::size_t k = 0; k < K; ++k) m.bias.push_back(finite_number(bias[k], name, "/bias/" + std::to_string(k)));
+  // A model trained with bias none has every bias 0 (an edited file would
+  // have its bias applied all the same).
+  for (std::size_t k = 0; k < K && m.bias_mode == "none"; ++k) {
+    if (m.bias[k] != 0.0) {
+      bad(name, "/bias/" + std::to_string(k), "is " + json(m.bias[k]).dump() + " but bias_mode is none (every bias 0)");
+    }
+  }
 
   const json& weights = model_need(j, "weights", name);
   if (!weights.is_array() || weights.size() != K) bad(name, "/weights", "expected " + std::to_string(K) + " weight vectors");

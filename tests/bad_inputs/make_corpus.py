@@ -245,14 +245,15 @@ cfg("class_weight_on_hinge.json", '{"objective": "hinge", "class_weight": {"1": 
 cfg("class_weight_unknown_label.json", '{"objective": "weighted_hinge", "class_weight": {"7": 2}}', 2,
     ["class_weight: label '7' does not occur in", "good.svm"], "label not in the data (message names the data file)", names_file=False)
 cfg("not_object.json", "[1, 2]", 2, ["a configuration file is a JSON object"], "top level is an array")
-cfg("truncated.json", '{"lambda": 0.1', 2, ["invalid JSON at byte"], "cut short")
-cfg("empty.json", "", 2, ["invalid JSON at byte 1"], "0 bytes")
+cfg("truncated.json", '{"lambda": 0.1', 2, ["invalid JSON (it ends early: the file is cut off)"], "cut short")
+cfg("empty.json", "", 2, ["invalid JSON (the file is empty)"], "0 bytes")
 cfg("overflow_number.json", '{"lambda": 1e999}', 2, ["invalid JSON", "number overflow"], "1e999 is not a double")
 cfg("invalid_utf8.json", b'{"positive_label": "\xff"}', 2, ["invalid JSON", "ill-formed UTF-8"], "invalid UTF-8 in a string")
 cfg("binary_garbage.json", b"\x00\x01\x02" + garbage[:64], 2, ["invalid JSON"], "random bytes")
 cfg("lambda_denormal.json", '{"lambda": 1e-320, "solver": "pegasos", "epochs": 2}', 2,
-    ["good.svm", "the weights became infinite or NaN", "raise lambda"], "engine stops with a hint before writing NaN", names_file=False)
-cfg("lambda_denormal_sdca.json", '{"lambda": 1e-320, "solver": "sdca", "epochs": 2}', 0, [], "sdca keeps w finite even at a denormal lambda (w = sum(alpha_i y_i x_i)/(lambda n) with alpha_i ~ lambda n)")
+    ["lambda_denormal.json", "lambda: must be at least 2.2e-308"], "a subnormal lambda (1/lambda overflows) is refused before training (Pegasos had run to infinite weights; SDCA ran at C = inf)")
+cfg("lambda_denormal_sdca.json", '{"lambda": 1e-320, "solver": "sdca", "epochs": 2}', 2,
+    ["lambda_denormal_sdca.json", "lambda: must be at least 2.2e-308"], "a subnormal lambda (1/lambda overflows) is refused before training (Pegasos had run to infinite weights; SDCA ran at C = inf)")
 cfg("lambda_tiny.json", '{"lambda": 1e-9, "epochs": 5}', 0, [], "lambda 1e-9 is fine")
 cfg("lambda_large.json", '{"lambda": 1e3, "epochs": 5}', 0, [], "lambda 1e3 is fine")
 cfg("comments.json", '// a comment\n{"lambda": 0.01, /* inline */ "epochs": 2}\n', 0, [], "comments are allowed in config files")
@@ -296,6 +297,8 @@ model_variant(d + "weights_overflow_eval.json", lambda m: m.update(weights=[[1.7
               ["good.svm: row 1: the model's decision value is"], "eval hung in its ROC walk on a NaN score")
 mdl("bias_mode_unknown.json", lambda m: m.update(bias_mode="sideways"), 2, ["/bias_mode: expected none, feature or unregularized"],
     "unknown bias mode")
+mdl("bias_none_nonzero.json", lambda m: m.update(bias_mode="none"), 2, ["/bias/0: is 0.125 but bias_mode is none"],
+    "an edited model: a bias with bias_mode none (it was applied)")
 mdl("outputs_mismatch.json", lambda m: m.update(outputs=3), 2, ["/outputs: 3 outputs do not match 2 classes"], "shape")
 mdl("dimension_mismatch.json", lambda m: m.update(dimension=5), 2, ["/weights/0: has 3 entries, dimension is 5"], "shape")
 mdl("dimension_negative.json", lambda m: m.update(dimension=-1), 2, ["/dimension: expected a non-negative 32-bit integer"], "range")
