@@ -270,7 +270,7 @@ Dataset parse_csv(std::string_view text, const std::string& name, const ReadOpti
   try {
     data = parse_chunks(text, name, line_no, [&](const char* b, const char* e, Chunk& c) {
       parse_csv_line(b, e, c, layout);
-    });
+    }, /*colon_per_value=*/false, NoFastLine(), options.text_is_file_mapping);
   } catch (const InputError& e) {
     // Words where numbers belong, with a header that names a label column
     // other than the one read: say which column the labels came from.

@@ -103,6 +103,9 @@ class FileBytes {
   FileBytes(const FileBytes&) = delete;
   FileBytes& operator=(const FileBytes&) = delete;
 
+  // Whether view() is a read-only mapping of the file (not gunzipped or read
+  // into memory): ReadOptions::text_is_file_mapping.
+  bool is_file_mapping() const { return map_ != nullptr; }
   std::string_view view() const {
     if (map_ != nullptr) return {static_cast<const char*>(map_), map_size_};
     return owned_;
@@ -522,6 +525,11 @@ void with_file_bytes(const std::string& path, const std::function<void(std::stri
   use(bytes.view());
 }
 
+void with_file_bytes(const std::string& path, const std::function<void(std::string_view, bool)>& use) {
+  const FileBytes bytes(path);
+  use(bytes.view(), bytes.is_file_mapping());
+}
+
 DataFormat numeric_format_of(const std::string& path, std::string_view head) {
   if (path != "-") {
     std::string base = path;
@@ -548,7 +556,9 @@ Dataset read_dataset(const std::string& path, const ReadOptions& options) {
     throw std::logic_error("read_dataset: " + std::string(to_string(options.format)) + " is raw text (text/corpus.hpp)");
   }
   FileBytes bytes(path);
-  return parse_dataset(bytes.view(), path, options);
+  ReadOptions read = options;
+  read.text_is_file_mapping = bytes.is_file_mapping();
+  return parse_dataset(bytes.view(), path, read);
 }
 
 Dataset parse_dataset(std::string_view bytes, const std::string& path, const ReadOptions& options) {

@@ -116,6 +116,13 @@ struct ReadOptions {
   // The 1-based line number of the text's first line, for messages (a piece
   // of a stream read in batches starts later than line 1).
   std::size_t first_line = 1;
+  // Set by read_dataset when the text is a read-only mapping of a regular
+  // file: the readers then drop each chunk's whole pages from the process
+  // once read (madvise MADV_DONTNEED; they stay in the page cache and a later
+  // touch reads them again from it), so the peak memory of a read is the
+  // Dataset's, not the file's plus the Dataset's. Never set it for text in
+  // ordinary memory: dropped pages of that read back as zeros.
+  bool text_is_file_mapping = false;
   // CSV read for a model trained on CSV (its "data" block): the feature
   // columns it was trained on, by header name (empty: no header) and by
   // count (0: no check). A file whose header names other columns, in
@@ -286,5 +293,8 @@ std::string read_file_bytes(const std::string& path);
 // can be mapped (a regular file that is not gzip): a 4 MB model read into a
 // string faulted in its pages twice, for the mapping and for the copy.
 void with_file_bytes(const std::string& path, const std::function<void(std::string_view)>& use);
+// The same, telling `use` whether the bytes are a read-only mapping of the
+// file (ReadOptions::text_is_file_mapping) rather than memory of their own.
+void with_file_bytes(const std::string& path, const std::function<void(std::string_view, bool)>& use);
 
 }  // namespace pegasos

@@ -278,7 +278,7 @@ Dataset parse_libsvm(std::string_view text, const std::string& name, const ReadO
   return parse_chunks(
       text, name, options.first_line,
       [&](const char* b, const char* e, Chunk& c) { parse_libsvm_line(b, e, c, options); },
-      /*colon_per_value=*/true, fast_line);
+      /*colon_per_value=*/true, fast_line, options.text_is_file_mapping);
 }
 
 }  // namespace pegasos

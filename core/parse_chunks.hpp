@@ -5,6 +5,8 @@
 #pragma once
 
 #include <fast_float/fast_float.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
 #endif
@@ -173,6 +175,18 @@ inline std::vector<std::size_t> chunk_bounds(std::string_view text) {
   return bounds;
 }
 
+// Drops the whole pages inside [begin, end) from the process when `release`
+// (ReadOptions::text_is_file_mapping: the text is a read-only file mapping,
+// whose pages stay in the page cache and read back from it if touched again).
+// Pages shared with a neighbouring chunk are kept.
+inline void release_text_pages(const char* begin, const char* end, bool release) {
+  if (!release) return;
+  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) & ~(page - 1);
+  const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) & ~(page - 1);
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);  // advisory: a failure only keeps them
+}
+
 struct ParseFailure {
   std::size_t column;
   std::string message;
@@ -298,9 +312,12 @@ inline std::pair<std::size_t, std::size_t> count_colons_newlines(const char* p, 
 // offsets of the windows, which the chunks are placed on.
 // Returns whether every value in the text is "1" (count_colons_newlines'
 // unit check): then no value is stored (Column::discard) and the Dataset
-// gets unit values after the merge (set_unit_values).
+// gets unit values after the merge (set_unit_values). `release`: drop each
+// chunk's pages once counted (release_text_pages), so that the file's pages
+// and the arrays are not all held at once.
 inline bool place_chunks(std::string_view text, const std::vector<std::size_t>& bounds, std::vector<Chunk>& chunks,
-                         Dataset& ds, std::vector<std::uint64_t>& row_cap, std::vector<std::uint64_t>& nnz_cap) {
+                         Dataset& ds, std::vector<std::uint64_t>& row_cap, std::vector<std::uint64_t>& nnz_cap,
+                         bool release) {
   std::vector<std::uint64_t>& row_ptr = ds.row_ptr.own();  // the reader fills owned arrays
   std::vector<std::uint32_t>& indices = ds.indices.own();
   std::vector<float>& values = ds.values.own();
@@ -312,6 +329,7 @@ inline bool place_chunks(std::string_view text, const std::vector<std::size_t>& 
     bool ones = true;
     const auto [colons, newlines] =
         count_colons_newlines(text.data() + bounds[ci], text.data() + bounds[ci + 1], &ones);
+    release_text_pages(text.data() + bounds[ci], text.data() + bounds[ci + 1], release);
     row_cap[ci + 1] = newlines + 1;
     nnz_cap[ci + 1] = colons;
     unit[ci] = ones ? 1 : 0;
@@ -345,18 +363,24 @@ inline bool place_chunks(std::string_view text, const std::vector<std::size_t>& 
 // common form of a line starting at p and ending at the first newline (or
 // stop), finding that end itself, which spares a search for it before
 // every line (6% of a LIBSVM parse of short lines); it returns false, having
-// added no row, for anything it does not take.
+// added no row, for anything it does not take. `release`: drop each chunk's
+// pages once parsed (release_text_pages).
 struct NoFastLine {
   bool operator()(const char*, const char*, Chunk&, const char**) const { return false; }
 };
 
 template <class LineParser, class FastLine>
 void parse_all(std::string_view text, const std::vector<std::size_t>& bounds, std::vector<Chunk>& chunks,
-               LineParser& parse_line, const FastLine& fast_line) {
+               LineParser& parse_line, const FastLine& fast_line, bool release) {
   parallel_for_index(chunks.size(), [&](std::size_t ci) {
     Chunk& c = chunks[ci];
     const char* p = text.data() + bounds[ci];
     const char* stop = text.data() + bounds[ci + 1];
+    struct Release {
+      const char *begin, *end;
+      bool on;
+      ~Release() { release_text_pages(begin, end, on); }
+    } const done{p, stop, release};
     c.reserve_for(static_cast<std::size_t>(stop - p));
     while (p < stop) {
       if (const char* line_end = nullptr; fast_line(p, stop, c, &line_end)) {
@@ -470,17 +494,19 @@ inline void merge_owned(std::vector<Chunk>& chunks, Dataset& ds, const std::vect
 // merge. `first_line` is the 1-based number of text's first line in the file.
 // `colon_per_value`: every stored value follows its own ':' in the text
 // (LIBSVM), so rows can be parsed straight into the Dataset (place_chunks).
+// `release_pages`: ReadOptions::text_is_file_mapping.
 template <class LineParser, class FastLine = NoFastLine>
 Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t first_line,
-                     LineParser parse_line, bool colon_per_value = false, const FastLine& fast_line = FastLine()) {
+                     LineParser parse_line, bool colon_per_value = false, const FastLine& fast_line = FastLine(),
+                     bool release_pages = false) {
   const std::vector<std::size_t> bounds = chunk_bounds(text);
   const std::size_t n_chunks = bounds.size() - 1;
   std::vector<Chunk> chunks(n_chunks);
   Dataset ds;
   ds.source = name;
   std::vector<std::uint64_t> row_cap, nnz_cap;
-  const bool unit_values = colon_per_value && place_chunks(text, bounds, chunks, ds, row_cap, nnz_cap);
-  parse_all(text, bounds, chunks, parse_line, fast_line);
+  const bool unit_values = colon_per_value && place_chunks(text, bounds, chunks, ds, row_cap, nnz_cap, release_pages);
+  parse_all(text, bounds, chunks, parse_line, fast_line, release_pages);
 
   std::size_t line_offset = first_line - 1;
   for (const Chunk& c : chunks) {

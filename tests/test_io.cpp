@@ -1157,6 +1157,41 @@ TEST_CASE("csv: layout errors", "[io]") {
   CHECK_THROWS_WITH(csv(std::string("1,2\0,3\n", 7)), Contains("t.csv") && Contains("binary data"));
 }
 
+// A file's pages are dropped from the process as its chunks are read
+// (ReadOptions::text_is_file_mapping): what is read back must be what a
+// parse of the same bytes in memory gives, for mapped LIBSVM and CSV files of
+// several 4 MB chunks (each page read twice: counted, then parsed), with the
+// CSV header's names kept, an error in the last chunk at its line; and
+// gunzipped text, which lives in ordinary memory, must never be dropped (its
+// pages would read back as zeros).
+TEST_CASE("read_dataset: files of many chunks read the same with their pages dropped as they are read", "[io]") {
+  TempDir dir;
+  const std::string svm = clean_libsvm_text(91, std::size_t{13} << 20);
+  const Dataset from_memory = libsvm(svm);
+  write_text(dir.file("big.svm"), svm);
+  require_same_data(pegasos::read_dataset(dir.file("big.svm"), {}), from_memory);
+  write_gzip(dir.file("big.svm.gz"), svm);
+  require_same_data(pegasos::read_dataset(dir.file("big.svm.gz"), {}), from_memory);
+
+  pegasos::Rng rng(92);
+  std::string table = "label,alpha,beta,gamma\n";
+  std::size_t lines = 1;
+  while (table.size() < (std::size_t{9} << 20)) {
+    table += (rng.below(2) ? "1," : "-1,") + std::to_string(rng.below(1000)) + "." + std::to_string(rng.below(100)) +
+             ",0," + std::to_string(rng.below(7)) + "\n";
+    ++lines;
+  }
+  write_text(dir.file("big.csv"), table);
+  const Dataset read = pegasos::read_dataset(dir.file("big.csv"), {});
+  const Dataset parsed = csv(table);
+  require_same_data(read, parsed);
+  CHECK(read.feature_names == std::vector<std::string>{"alpha", "beta", "gamma"});
+  CHECK(read.size() == lines - 1);
+  write_text(dir.file("bad.csv"), table + "1,2,x,3\n");
+  CHECK_THROWS_WITH(pegasos::read_dataset(dir.file("bad.csv"), {}),
+                    Contains(dir.file("bad.csv") + ":" + std::to_string(lines + 1) + ":"));
+}
+
 // ===========================================================================
 // Dataset::remap_classes
 

@@ -53,7 +53,9 @@ std::string label_or_throw(std::string_view token, std::size_t column) {
 // Parse `text` line by line in parallel chunks; `parse(line, chunk)` may throw
 // LineFailure. Errors report the first bad line of the file.
 template <class ParseLine>
-TextCorpus parse_corpus_lines(std::string_view text, const std::string& name, std::size_t first_line, ParseLine parse) {
+TextCorpus parse_corpus_lines(std::string_view text, const std::string& name, const TextReadOptions& options,
+                              ParseLine parse) {
+  const std::size_t first_line = options.first_line;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<std::size_t> bounds{0};
   while (bounds.back() < text.size()) {
@@ -71,6 +73,12 @@ TextCorpus parse_corpus_lines(std::string_view text, const std::string& name, st
   tbb::parallel_for(std::size_t{0}, n_chunks, [&](std::size_t ci) {
     CorpusChunk& c = chunks[ci];
     std::size_t pos = bounds[ci];
+    // The documents are copies: the chunk's pages can go once it is read.
+    struct Release {
+      const char *begin, *end;
+      bool on;
+      ~Release() { reader_detail::release_text_pages(begin, end, on); }
+    } const done{text.data() + bounds[ci], text.data() + bounds[ci + 1], options.text_is_file_mapping};
     while (pos < bounds[ci + 1]) {
       std::size_t nl = text.find('\n', pos);
       if (nl == std::string_view::npos || nl >= bounds[ci + 1]) nl = bounds[ci + 1];
@@ -130,7 +138,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options) {
-  return parse_corpus_lines(bytes, name, options.first_line, [&](std::string_view line, CorpusChunk& c) {
+  return parse_corpus_lines(bytes, name, options, [&](std::string_view line, CorpusChunk& c) {
     json j;
     if (json_nesting::too_deep(line)) throw LineFailure{0, "invalid JSON: " + json_nesting::error()};
     try {
@@ -184,7 +192,7 @@ TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, c
 }
 
 TextCorpus parse_tsv_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options) {
-  return parse_corpus_lines(bytes, name, options.first_line, [&](std::string_view line, CorpusChunk& c) {
+  return parse_corpus_lines(bytes, name, options, [&](std::string_view line, CorpusChunk& c) {
     const std::size_t tab = line.find('\t');
     if (tab == std::string_view::npos) {
       if (options.require_labels) throw LineFailure{0, "expected LABEL<TAB>TEXT: the line has no tab"};
@@ -397,7 +405,11 @@ TextCorpus read_text_corpus(const std::string& path, const TextReadOptions& opti
   // they are decoded, so a copy of the whole file (and its page faults: 27
   // MB of mail, about 0.1 s here) is not needed.
   TextCorpus corpus;
-  with_file_bytes(path, [&](std::string_view bytes) { corpus = parse_text_corpus(bytes, format, path, options); });
+  with_file_bytes(path, [&](std::string_view bytes, bool file_mapping) {
+    TextReadOptions read = options;
+    read.text_is_file_mapping = file_mapping;
+    corpus = parse_text_corpus(bytes, format, path, read);
+  });
   return corpus;
 }
 

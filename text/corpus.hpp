@@ -28,6 +28,10 @@ struct TextReadOptions {
   std::string id_field;
   // The 1-based line number of the text's first line, for messages.
   std::size_t first_line = 1;
+  // JSONL / TSV: the text is a read-only mapping of a regular file, whose
+  // pages may be dropped as they are read (ReadOptions::text_is_file_mapping;
+  // set by read_text_corpus, never for text in ordinary memory).
+  bool text_is_file_mapping = false;
 };
 
 struct TextCorpus {
