@@ -54,6 +54,10 @@ passes and the choice of eta0 on the first 1001 rows; the whole process also
 reads the file (a C++ stream parser) and makes one evaluation pass over the
 training set after every epoch, which they always do.
 
+Memory: every run's peak resident set (GNU time's %M, from /usr/bin/time, which
+also gives the CPU seconds; file pages the process maps count in it) is in the
+training table, the largest of the repeats.
+
 Report: for each file, "training time alone to 0.1% of P*" (pegasos' own
 "train X s", svmsgd's and svmasgd's own timer; LIBLINEAR prints none) next to
 whole-process wall and CPU seconds of the same runs. Every figure is the
@@ -64,34 +68,55 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kernel_bench import run as timed  # noqa: E402  (wall s, CPU s of the child, output)
 from run_bench import grab, liblinear_weights, pegasos_weights  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ("a9a_x24.svm", "rcv1_like.svm")
+TIME = "/usr/bin/time"  # GNU time (Debian package time)
 LAMBDA = 1e-4
 WITHIN = 1e-3
 SGD_EPOCHS = (1, 2, 3, 5, 8, 12)
 SGD_PROGRAMS = ("svmsgd", "svmasgd")
 
 
+def timed(cmd):
+    """Run cmd; return (wall s, CPU s, peak RSS in MB, stdout + stderr) of that child alone.
+    The peak comes from GNU time (/usr/bin/time -f %M): a child forked from this Python
+    process would count the parent's pages (the evaluator's matrix) in its own ru_maxrss."""
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+        t0 = time.perf_counter()
+        p = subprocess.run([TIME, "-f", "%M %U %S", "-o", rss.name] + cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+        wall = time.perf_counter() - t0
+        out = p.stdout.decode(errors="replace")
+        if p.returncode:
+            raise RuntimeError("exit %d: %s\n%s" % (p.returncode, " ".join(cmd), out[-2000:]))
+        kb, user, system = rss.read().split()[-3:]
+    return wall, float(user) + float(system), float(kb) / 1024.0, out
+
+
 def best_of(cmd, repeats):
-    """Fastest wall and fastest CPU over `repeats` runs, the last output ("out") and
-    every run's ("outs", for the fastest of a tool's own timer), load averages."""
-    walls, cpus, loads, outs = [], [], [], []
+    """Fastest wall and fastest CPU over `repeats` runs, the largest peak RSS, the last
+    output ("out") and every run's ("outs", for the fastest of a tool's own timer), load
+    averages."""
+    walls, cpus, rss, loads, outs = [], [], [], [], []
     for _ in range(repeats):
         loads.append(os.getloadavg()[0])
-        w, c, out = timed(cmd)
+        w, c, m, out = timed(cmd)
         walls.append(w)
         cpus.append(c)
+        rss.append(m)
         outs.append(out)
-    return {"wall_s": min(walls), "cpu_s": min(cpus), "load": [min(loads), max(loads)], "out": out, "outs": outs}
+    return {"wall_s": min(walls), "cpu_s": min(cpus), "peak_rss_mb": max(rss), "load": [min(loads), max(loads)],
+            "out": out, "outs": outs}
 
 
 def warm(path):
@@ -257,10 +282,10 @@ def report(res):
             r["pegasos_cli"]["load_s"], min(p["load"][0], l["load"][0]), max(p["load"][1], l["load"][1])))
     for f, t in res.get("train", {}).items():
         L += ["", "%s: n = %d, lambda = %g, C = %.4g, P* = %.8g" % (f, t["n"], LAMBDA, t["C"], t["p_star"]),
-              "| run | wall s | CPU s | (P - P*)/P* | notes | load avg |", "|---|---|---|---|---|---|"]
+              "| run | wall s | CPU s | peak RSS MB | (P - P*)/P* | notes | load avg |", "|---|---|---|---|---|---|---|"]
         for k, r in t["runs"].items():
-            L.append("| %s | %.2f | %.2f | %.2e | %s | %.0f-%.0f |" % (
-                k, r["wall_s"], r["cpu_s"], r["gap"], r.get("note"), r["load"][0], r["load"][1]))
+            L.append("| %s | %.2f | %.2f | %.0f | %.2e | %s | %.0f-%.0f |" % (
+                k, r["wall_s"], r["cpu_s"], r["peak_rss_mb"], r["gap"], r.get("note"), r["load"][0], r["load"][1]))
         L.append("time to 0.1%% of P*: pegasos (%s) / LIBLINEAR (%s) = %s wall, %s CPU" % (
             t["pegasos_to_0.1%"], t["liblinear_to_0.1%"],
             "%.3f" % t["ratio_wall"] if "ratio_wall" in t else "n/a",
