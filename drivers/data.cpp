@@ -71,6 +71,7 @@ struct Input {
   std::optional<std::string> bytes;  // standard input
   explicit Input(const std::string& p) : path(p) {
     if (p == "-") bytes = read_file_bytes(p);
+    else note_plain_gz(p);
   }
   // Raw text by the format, the name, or (standard input) a first '{'.
   bool text(DataFormat format) const {
@@ -148,6 +149,24 @@ bool is_text_input(const std::string& path, DataFormat format) {
   if (format != DataFormat::kAuto) return false;
   if (is_directory(path)) return true;
   return text_format_of_name(path) == TextFormat::kJsonl;
+}
+
+// The name says gzip and the content does not: a note, so that a copy saved
+// without decompressing, or a wrong name, is seen.
+void note_plain_gz(const std::string& path) {
+  if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0) return;
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2) return;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return;  // the reader reports it
+  unsigned char magic[2] = {0, 0};
+  const std::size_t got = std::fread(magic, 1, 2, f);
+  std::fclose(f);
+  if (got == 2 && !(magic[0] == 0x1f && magic[1] == 0x8b)) {
+    clear_status_line();
+    std::fprintf(stderr, "note: %s: the name ends in .gz but the content is not gzip-compressed; read as plain text\n",
+                 input_name(path).c_str());
+  }
 }
 
 TrainingData load_training_data(const TrainConfig& config, const std::string& path,

@@ -23,6 +23,10 @@ bool is_text_input(const std::string& path, DataFormat format);
 // standard error as "note: ..." lines.
 TextCorpus noted(TextCorpus corpus);
 
+// A regular file named .gz whose content is not gzip is read as the plain
+// text it is (gzip is detected by content): prints a note saying so.
+void note_plain_gz(const std::string& path);
+
 struct TrainingData {
   Dataset data;
   nlohmann::json features;  // the fitted featurizer (TextFeaturizer::to_json), null for numeric data

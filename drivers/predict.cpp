@@ -10,6 +10,7 @@
 #include "core/input_stream.hpp"
 #include "core/output_file.hpp"
 #include "drivers/any_model.hpp"
+#include "drivers/data.hpp"
 #include "drivers/model_input.hpp"
 #include "io/model_json.hpp"
 #include "io/model_sections_json.hpp"
@@ -205,6 +206,7 @@ void run_predict(const std::string& model_path, const std::string& data_path, co
   if (documents) {
     predictor.write(*documents, doc_ids);
   } else {
+    if (data_path != "-") note_plain_gz(data_path);
     InputStream in(data_path);
     input_name = in.name();
     predict_lines(in, data_path, reader, opt, out, predictor);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -493,4 +494,32 @@ TEST_CASE("settings that cannot apply, overlong output names and config syntax e
   const Run value = pegasos_run(dir, "train --cv 3 --grid seed=a,b " + q(data));
   CHECK(value.code == 2);
   CHECK(value.err.find("--grid: seed: expected a number") != std::string::npos);
+}
+
+TEST_CASE("a .gz file that is not gzip is read as plain text, with a note", "[cli][habits]") {
+  TempDir dir("habits");
+  std::string rows;
+  for (int i = 0; i < 40; ++i) rows += (i % 2 ? "1 1:" : "-1 2:") + std::to_string(1 + i % 5) + " 3:1\n";
+  const std::string plain_gz = dir.file("plain.svm.gz"), real_gz = dir.file("real.svm.gz");
+  testutil::write_text(plain_gz, rows);
+  testutil::write_gzip(real_gz, rows);
+  const std::string model = dir.file("m.json"), model2 = dir.file("m2.json");
+  const Run plain = pegasos_run(dir, "train -q " + q(plain_gz) + " " + q(model));
+  CHECK(plain.code == 0);
+  CHECK(plain.err.find("note: " + plain_gz + ": the name ends in .gz but the content is not gzip-compressed") !=
+        std::string::npos);
+  const Run real = pegasos_run(dir, "train -q " + q(real_gz) + " " + q(model2));
+  CHECK(real.code == 0);
+  CHECK(real.err.find("note:") == std::string::npos);
+  CHECK(testutil::read_text(model) == testutil::read_text(model2));  // the same rows either way
+  const Run eval = pegasos_run(dir, "eval " + q(model) + " " + q(plain_gz));
+  CHECK(eval.code == 0);
+  CHECK(eval.err.find("not gzip-compressed") != std::string::npos);
+  const Run predict = pegasos_run(dir, "predict " + q(model) + " " + q(plain_gz));
+  const Run predict_real = pegasos_run(dir, "predict " + q(model) + " " + q(real_gz));
+  CHECK(predict.code == 0);
+  CHECK(predict.err.find("not gzip-compressed") != std::string::npos);
+  CHECK(predict_real.err.find("note:") == std::string::npos);
+  CHECK(predict.out == predict_real.out);
+  CHECK(std::count(predict.out.begin(), predict.out.end(), '\n') == 40);
 }
