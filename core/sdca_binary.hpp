@@ -450,7 +450,8 @@ class BinarySdca {
   HandOver hand_over(bool stalled, int& epoch) {
     const std::size_t unknowns = dim_ + (feature_bias_ ? 1 : 0);
     if ((stalled || needed_ > 0.0) &&
-        checks_.interior.pays(data_, 1, unknowns, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed_))) {
+        checks_.interior.pays(data_, 1, unknowns, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed_),
+                              static_cast<double>(t_))) {
       const HandOver h = interior_point(epoch);
       if (h != HandOver::kNone) return h;
     }

@@ -408,7 +408,8 @@ class MulticlassSdca {
     if (checks_.fresh) smooth_.maybe_start(automatic_, data_, W_, checks_.primal, checks_.dual, s_.tolerance);
     checks_.fresh = false;
     if (!((stalled || needed > 0.0) &&
-          checks_.interior.pays(data_, K_, rows_ * K_, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed)))) {
+          checks_.interior.pays(data_, K_, rows_ * K_, stalled ? T_ - t_ : std::min<double>(T_ - t_, needed),
+                                static_cast<double>(t_)))) {
       return HandOver::kNone;
     }
     return interior_point(epoch);

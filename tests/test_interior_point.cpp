@@ -348,3 +348,30 @@ TEST_CASE("interior point: screening the Crammer-Singer problem at its optimum g
   CHECK(r.primal == Approx(again.primal).epsilon(1e-9));
   CHECK(r.dual == Approx(again.dual).epsilon(1e-9));
 }
+
+// The interior-point gate's rent-or-buy wait (InteriorPointGate::kHedge):
+// a tenth of a typical solve, about p/2 passes for rows of p non-zeros. Dense
+// wide rows get no hand-over early in a run however slow coordinate ascent's
+// rate predicts the rest to be; short rows (the unscaled UCI sets that hand
+// over) wait a few passes.
+TEST_CASE("interior-point gate: no hand-over before coordinate ascent has spent a share of a typical solve",
+          "[interior_point][sdca]") {
+  const double forever = 1e15;  // visits coordinate ascent is predicted to need: the solve pays on that count
+  InteriorPointGate gate;
+  const Dataset wide = fixtures::gaussian(2000, 400, 5);  // 2000 dense rows of 400 features: a wait of ~200 passes
+  const double n_wide = static_cast<double>(wide.size());
+  CHECK_FALSE(gate.pays(wide, 1, 401, forever, 1 * n_wide));
+  CHECK_FALSE(gate.pays(wide, 1, 401, forever, 50 * n_wide));
+  CHECK(gate.pays(wide, 1, 401, forever, 1000 * n_wide));
+  CHECK_FALSE(gate.pays(wide, 1, 401, 10 * n_wide, 1000 * n_wide));  // coordinate ascent is nearly done: no
+  const Dataset narrow = fixtures::gaussian(20000, 10, 5);  // 10 features: a wait of ~5 passes
+  const double n_narrow = static_cast<double>(narrow.size());
+  CHECK_FALSE(gate.pays(narrow, 1, 11, forever, 1 * n_narrow));
+  CHECK(gate.pays(narrow, 1, 11, forever, 20 * n_narrow));
+  InteriorPointGate warm;
+  warm.warm = true;  // a warm start does not wait
+  CHECK(warm.pays(wide, 1, 401, forever, 0.0));
+  InteriorPointGate used;
+  used.tried = true;  // once a run
+  CHECK_FALSE(used.pays(narrow, 1, 11, forever, 1000 * n_narrow));
+}
