@@ -88,8 +88,7 @@ class FileBytes {
       return;
     }
     std::string_view raw = view();
-    if (raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
-        static_cast<unsigned char>(raw[1]) == 0x8b) {
+    if (starts_with_gzip_magic(raw)) {
       try {
         owned_ = gunzip(raw, path);
       } catch (...) {

@@ -87,8 +87,7 @@ std::size_t InputStream::read(std::string& out, std::size_t max_bytes, bool retu
     char buf[kRawBytes];
     while (pending_.size() < 2 && !eof_) pending_.append(buf, read_raw(buf, sizeof buf));
     sniffed_ = true;
-    if (pending_.size() >= 2 && static_cast<unsigned char>(pending_[0]) == 0x1f &&
-        static_cast<unsigned char>(pending_[1]) == 0x8b) {
+    if (starts_with_gzip_magic(pending_)) {
       gzip_ = std::make_unique<Gzip>();
     }
   }

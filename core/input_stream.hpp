@@ -8,11 +8,19 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace pegasos {
 
 // "standard input" for "-", else the path: what messages call an input.
 std::string input_name(const std::string& path);
+
+// Whether `bytes` starts with the gzip magic (1f 8b): how every reader tells
+// gzip from plain text, whatever the name.
+inline bool starts_with_gzip_magic(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
 
 class InputStream {
  public:

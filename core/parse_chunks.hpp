@@ -186,6 +186,13 @@ inline void release_text_pages(const char* begin, const char* end, bool release)
   const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) & ~(page - 1);
   if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);  // advisory: a failure only keeps them
 }
+// release_text_pages(begin, end, release) when the scope that reads a chunk
+// ends, however it ends (a parse error returns early).
+struct ReleaseTextPagesAtExit {
+  const char *begin, *end;
+  bool release;
+  ~ReleaseTextPagesAtExit() { release_text_pages(begin, end, release); }
+};
 
 struct ParseFailure {
   std::size_t column;
@@ -376,11 +383,7 @@ void parse_all(std::string_view text, const std::vector<std::size_t>& bounds, st
     Chunk& c = chunks[ci];
     const char* p = text.data() + bounds[ci];
     const char* stop = text.data() + bounds[ci + 1];
-    struct Release {
-      const char *begin, *end;
-      bool on;
-      ~Release() { release_text_pages(begin, end, on); }
-    } const done{p, stop, release};
+    const ReleaseTextPagesAtExit done{p, stop, release};
     c.reserve_for(static_cast<std::size_t>(stop - p));
     while (p < stop) {
       if (const char* line_end = nullptr; fast_line(p, stop, c, &line_end)) {

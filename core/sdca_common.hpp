@@ -255,7 +255,7 @@ struct InteriorPointGate {
   // and quick: Fashion-MNIST T-shirt vs rest (60000 × 784 raw pixels, C = 1)
   // handed over at pass 61, when the rate said > 7800 passes, and the solver
   // took 20 Newton steps (a 784² normal matrix from 60000 dense rows each),
-  // 70 s; coordinate ascent alone certifies at pass 230, in 11.6 s. So the
+  // 70 s; coordinate ascent alone certifies at pass 230–307, in 12–14 s. So the
   // hand-over also waits until coordinate ascent has spent kHedge of a
   // typical solve (kTypicalIterations steps; about p/2 passes for rows of p
   // non-zeros), a rent-or-buy rule that only binds where a solve costs

@@ -159,10 +159,10 @@ void note_plain_gz(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2) return;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return;  // the reader reports it
-  unsigned char magic[2] = {0, 0};
+  char magic[2] = {0, 0};
   const std::size_t got = std::fread(magic, 1, 2, f);
   std::fclose(f);
-  if (got == 2 && !(magic[0] == 0x1f && magic[1] == 0x8b)) {
+  if (got == 2 && !starts_with_gzip_magic(std::string_view(magic, 2))) {
     clear_status_line();
     std::fprintf(stderr, "note: %s: the name ends in .gz but the content is not gzip-compressed; read as plain text\n",
                  input_name(path).c_str());

@@ -74,11 +74,8 @@ TextCorpus parse_corpus_lines(std::string_view text, const std::string& name, co
     CorpusChunk& c = chunks[ci];
     std::size_t pos = bounds[ci];
     // The documents are copies: the chunk's pages can go once it is read.
-    struct Release {
-      const char *begin, *end;
-      bool on;
-      ~Release() { reader_detail::release_text_pages(begin, end, on); }
-    } const done{text.data() + bounds[ci], text.data() + bounds[ci + 1], options.text_is_file_mapping};
+    const reader_detail::ReleaseTextPagesAtExit done{text.data() + bounds[ci], text.data() + bounds[ci + 1],
+                                                     options.text_is_file_mapping};
     while (pos < bounds[ci + 1]) {
       std::size_t nl = text.find('\n', pos);
       if (nl == std::string_view::npos || nl >= bounds[ci + 1]) nl = bounds[ci + 1];
