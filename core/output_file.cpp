@@ -378,7 +378,10 @@ void write_output(const std::string& path, std::string_view content) {
 void reserve_standard_descriptors() {
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
-    const int got = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    // A closed standard output stays a failed write (its data would be lost);
+    // a closed standard error is the user's choice of no diagnostics, so
+    // messages to it go to /dev/null and succeed.
+    const int got = ::open("/dev/null", (fd == 2 ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
     if (got >= 0 && got != fd) ::close(got);
   }
 }
@@ -391,6 +394,11 @@ void check_standard_output() {
   if (!failed) return;
   if (err == EPIPE) throw BrokenPipe("standard output");
   throw OutputError(std::string("standard output: write failed") + (err != 0 ? std::string(": ") + std::strerror(err) : ""));
+}
+
+bool standard_error_failed() {
+  std::fflush(stderr);
+  return std::ferror(stderr) != 0;
 }
 
 }  // namespace pegasos

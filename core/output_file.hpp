@@ -110,12 +110,18 @@ void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& i
 // throw OutputError (BrokenPipe) if any earlier write to them failed.
 void check_standard_output();
 
+// True if a message written to standard error was lost (`2> /dev/full`): the
+// command cannot report it, so it must not exit 0 either.
+bool standard_error_failed();
+
 // Descriptors 0, 1 and 2 that were closed when the process started
-// (`pegasos eval ... >&-`) are opened read-only on /dev/null: a file the
-// program creates never becomes its standard output or error (a report
-// printed to stdout would land in a temporary model file, or in a probe
-// file unlinked at once, and the loss go unreported), and a write to them
-// fails (EBADF), which check_standard_output() reports.
+// (`pegasos eval ... >&-`) are opened on /dev/null: a file the program
+// creates never becomes its standard output or error (a report printed to
+// stdout would land in a temporary model file, or in a probe file unlinked
+// at once, and the loss go unreported). Standard input and output are opened
+// read-only, so a write to stdout fails (EBADF), which
+// check_standard_output() reports; standard error is opened write-only, as
+// closing it means "no diagnostics", not "fail".
 void reserve_standard_descriptors();
 
 // Install handlers for SIGINT, SIGTERM and SIGHUP that unlink the temporary

@@ -479,6 +479,8 @@ int main(int argc, char** argv) {
   try {
     const int code = pegasos::main_impl(argc, argv);
     pegasos::check_standard_output();  // `pegasos ... > /dev/full` must not exit 0
+    // `2> /dev/full`: a summary or warning was lost and cannot be reported.
+    if (code == 0 && pegasos::standard_error_failed()) return 1;
     return code;
   } catch (const pegasos::BrokenPipe&) {
     // The reader went away (`pegasos predict m x | head`): end quietly, as a

@@ -111,6 +111,10 @@ for cmd in "eval m.json d.svm" "eval m.json d.svm --json closed.json" "train -q 
   [ $code -ne 0 ] || fail "'$cmd >&-' exited 0"
   grep -q "standard output: write failed" closed.err || fail "'$cmd >&-' said: $(cat closed.err)"
 done
+# A lost message on standard error (2> /dev/full) cannot be reported, so the
+# exit status says it; -q writes nothing there and succeeds.
+"$P" train d.svm full_err.json 2> /dev/full && fail "train 2> /dev/full (summary lost) exited 0"
+"$P" train -q d.svm full_err.json 2> /dev/full || fail "train -q 2> /dev/full (nothing to write) failed"
 # With stderr closed the model is still written whole, and nothing lands in it.
 "$P" train d.svm closed_err.json 2>&- || fail "train with 2>&- failed"
 "$P" predict closed_err.json d.svm > closed_err.pred 2> /dev/null || fail "the model written with 2>&- does not load"
