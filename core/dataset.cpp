@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -343,12 +345,15 @@ std::vector<std::size_t> Dataset::class_counts() const {
 std::vector<std::string> Dataset::remap_classes(const std::vector<std::string>& target) {
   std::vector<int> map(classes.size(), -1);
   std::vector<std::string> unknown;
+  std::unordered_map<std::string_view, int> place;
+  place.reserve(target.size());
+  for (std::size_t k = 0; k < target.size(); ++k) place.emplace(target[k], static_cast<int>(k));  // the first of equal names
   for (std::size_t k = 0; k < classes.size(); ++k) {
-    auto it = std::find(target.begin(), target.end(), classes[k]);
-    if (it == target.end()) {
+    const auto it = place.find(classes[k]);
+    if (it == place.end()) {
       unknown.push_back(classes[k]);
     } else {
-      map[k] = static_cast<int>(it - target.begin());
+      map[k] = it->second;
     }
   }
   for (int& y : labels) {

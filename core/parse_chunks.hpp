@@ -410,11 +410,18 @@ void parse_all(std::string_view text, const std::vector<std::size_t>& bounds, st
 }
 
 // Chunk-local label ids -> ids in ds.classes.
-inline std::vector<int> global_label_ids(const Chunk& c, const std::vector<std::string>& classes) {
+// Each class name's place in `classes` (looked up by hash: a file of 10⁵
+// distinct labels, regression targets read as classes, took minutes by a
+// linear search per name).
+inline std::unordered_map<std::string_view, int> class_positions(const std::vector<std::string>& classes) {
+  std::unordered_map<std::string_view, int> at;
+  at.reserve(classes.size());
+  for (std::size_t k = 0; k < classes.size(); ++k) at.emplace(classes[k], static_cast<int>(k));
+  return at;
+}
+inline std::vector<int> global_label_ids(const Chunk& c, const std::unordered_map<std::string_view, int>& classes) {
   std::vector<int> to_global(c.label_names.size());
-  for (std::size_t k = 0; k < c.label_names.size(); ++k) {
-    to_global[k] = static_cast<int>(std::find(classes.begin(), classes.end(), c.label_names[k]) - classes.begin());
-  }
+  for (std::size_t k = 0; k < c.label_names.size(); ++k) to_global[k] = classes.at(c.label_names[k]);
   return to_global;
 }
 
@@ -441,8 +448,9 @@ inline void merge_placed(std::vector<Chunk>& chunks, Dataset& ds, const std::vec
                    rows * sizeof(std::uint64_t));
     }
   }
+  const auto positions = class_positions(ds.classes);
   parallel_for_index(n_chunks, [&](std::size_t ci) {
-    const std::vector<int> to_global = global_label_ids(chunks[ci], ds.classes);
+    const std::vector<int> to_global = global_label_ids(chunks[ci], positions);
     for (std::size_t r = row_offset[ci]; r < row_offset[ci + 1]; ++r) {
       if (ds.labels[r] >= 0) ds.labels[r] = to_global[static_cast<std::size_t>(ds.labels[r])];
       row_ptr[r + 1] += nnz_offset[ci];
@@ -478,9 +486,10 @@ inline void merge_owned(std::vector<Chunk>& chunks, Dataset& ds, const std::vect
   resize_populated(row_ptr, row_offset[n_chunks] + 1);
   resize_populated(indices, nnz_offset[n_chunks]);
   resize_populated(values, nnz_offset[n_chunks]);
+  const auto positions = class_positions(ds.classes);
   parallel_for_index(n_chunks, [&](std::size_t ci) {
     Chunk& c = chunks[ci];
-    const std::vector<int> to_global = global_label_ids(c, ds.classes);
+    const std::vector<int> to_global = global_label_ids(c, positions);
     for (std::size_t r = 0; r < c.labels.size(); ++r) {
       ds.labels[row_offset[ci] + r] = c.labels[r] < 0 ? -1 : to_global[static_cast<std::size_t>(c.labels[r])];
       row_ptr[row_offset[ci] + r + 1] = nnz_offset[ci] + c.row_ends[r];
@@ -518,9 +527,12 @@ Dataset parse_chunks(std::string_view text, const std::string& name, std::size_t
     }
     line_offset += c.lines;
   }
-  for (const Chunk& c : chunks) {  // the global class list
-    for (const auto& l : c.label_names) {
-      if (std::find(ds.classes.begin(), ds.classes.end(), l) == ds.classes.end()) ds.classes.push_back(l);
+  {  // the global class list
+    std::unordered_map<std::string_view, int> seen;
+    for (const Chunk& c : chunks) {
+      for (const auto& l : c.label_names) {
+        if (seen.emplace(l, 0).second) ds.classes.push_back(l);
+      }
     }
   }
   sort_classes(ds.classes);
