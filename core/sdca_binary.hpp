@@ -22,6 +22,7 @@
 #include "core/interior_point_screen.hpp"
 #include "core/objective.hpp"
 #include "core/random.hpp"
+#include "core/ray_primal.hpp"
 #include "core/sdca_common.hpp"
 #include "core/training.hpp"
 #include "core/visit_order.hpp"
@@ -409,16 +410,25 @@ class BinarySdca {
     }
   }
 
-  // The exact primal at w (the check calls primal() then dual() at the same
-  // t, so ‖w‖² is summed once); each is offered as the best checked point.
+  // The exact primal: the lower of P(w) and P(θ*·w), w's best multiple
+  // (core/ray_primal.hpp; the check calls primal() then dual() at the same t,
+  // so ‖w‖² is summed once); each is offered as the best checked point.
   double primal() {
     bias_[0] = wb_ * B_;
     checks_.w_sq = squared_norm(w_);
     checks_.w_sq_at = t_;
-    const double p = lambda_ / 2 * (checks_.w_sq + wb_ * wb_) + mean_loss(data_, objective_, w_, bias_);
+    ray_.b.resize(n_);
+    const auto y = [this](std::size_t i) { return std::copysign(1.0, hot_[i].signed_cost); };
+    const double p = lambda_ / 2 * (checks_.w_sq + wb_ * wb_) +
+                     mean_loss(data_, objective_, w_, bias_, {}, [&](std::size_t i, const RowView&, const double* s) {
+                       ray_.b[i] = -y(i) * (s[0] - offset(i));
+                     });
     checks_.primal_at_w = p;
     checks_.best.offer(p, w_, bias_);
-    return checks_.best.certified(p);
+    ray_.find(lambda_ * (checks_.w_sq + wb_ * wb_), [&](std::size_t i) { return 1.0 - y(i) * offset(i); },
+              [&](std::size_t i) { return std::abs(hot_[i].signed_cost); }, static_cast<double>(data_.nnz()), t_);
+    if (ray_.point.primal < p) checks_.best.offer(ray_.point.primal, ray_.scaled(w_), {ray_.point.theta * bias_[0]});
+    return checks_.best.certified(std::min(p, ray_.point.primal));
   }
   // D from the running sums (exact up to their rounding).
   double dual_estimate_now() const { return linear_ / static_cast<double>(n_) - lambda_ / 2 * sq_norm_; }
@@ -531,6 +541,8 @@ class BinarySdca {
     result_.objective = checks_.w_sq_at == t_ ? checks_.primal_at_w
                                               : lambda_ / 2 * (squared_norm(result_.weights) + wb_ * wb_) +
                                                     mean_loss(data_, objective_, result_.weights, result_.bias);
+    // A run that ended at a check whose θ*·w was lower returns θ*·w.
+    if (ray_.at == t_ && checks_.w_sq_at == t_ && ray_.point.primal < checks_.primal_at_w) ray_.scale(result_);
     checks_.best.apply_to(result_);
     return std::move(result_);
   }
@@ -571,6 +583,7 @@ class BinarySdca {
   double pg_max_old_ = 0.0, pg_min_old_ = 0.0, unshrink_below_ = 0.1;
   std::uint64_t cd_visits_ = 0, cg_every_ = kCgEvery;
   std::vector<double> scratch_;  // free_face_cg's dense vector
+  RayCheck ray_;  // the best multiple of w at the last exact check (primal())
   ExactChecks checks_;
   double needed_ = -1.0;  // from the last exact check: visits still needed at the rate seen
   TrainResult result_;

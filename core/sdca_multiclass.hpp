@@ -20,6 +20,7 @@
 #include "core/interior_point_screen.hpp"
 #include "core/objective.hpp"
 #include "core/random.hpp"
+#include "core/ray_primal.hpp"
 #include "core/sdca_common.hpp"
 #include "core/training.hpp"
 #include "core/visit_order.hpp"
@@ -340,7 +341,10 @@ class MulticlassSdca {
   // The primal at M (rows_ × K_, the bias row last), copied out to w and b as
   // the model stores it, with ‖M‖² summed in the same sweep (in the order
   // squared_norm(M) would sum it).
-  double primal_at(const std::vector<double>& M, std::vector<double>& w, std::vector<double>& b, double& sum) const {
+  // With `margins`, each row's max_{r≠y} s_r − s_y at M goes there (for the
+  // best multiple of M, core/ray_primal.hpp).
+  double primal_at(const std::vector<double>& M, std::vector<double>& w, std::vector<double>& b, double& sum,
+                   std::vector<double>* margins = nullptr) const {
     const std::size_t stored = std::size_t{dim_} * K_;
     w.resize(stored);
     b.resize(K_);
@@ -351,13 +355,24 @@ class MulticlassSdca {
     }
     for (std::size_t e = stored; e < M.size(); ++e) sum += M[e] * M[e];
     for (std::size_t m = 0; m < K_; ++m) b[m] = feature_bias_ ? M[stored + m] * B_ : 0.0;
-    return lambda_ / 2 * sum + mean_loss(data_, objective_, w, b);
+    if (margins == nullptr) return lambda_ / 2 * sum + mean_loss(data_, objective_, w, b);
+    margins->resize(n_);
+    const auto K = K_;
+    return lambda_ / 2 * sum + mean_loss(data_, objective_, w, b, {}, [&](std::size_t i, const RowView& x, const double* s) {
+             const auto y = static_cast<std::size_t>(x.label);
+             double top = -std::numeric_limits<double>::infinity();
+             for (std::size_t r = 0; r < K; ++r) {
+               if (r != y) top = std::max(top, s[r]);
+             }
+             (*margins)[i] = top - s[y];
+           });
   }
-  // The exact primal at W (its ‖W‖² reused by dual() at the same t), or at
-  // the smoothed weights (SmoothedIterate) where lower; each point is offered
-  // as the best checked one.
+  // The exact primal at W (its ‖W‖² reused by dual() at the same t), at the
+  // smoothed weights (SmoothedIterate) or at the best multiple of W
+  // (core/ray_primal.hpp), whichever is lowest; each point is offered as the
+  // best checked one.
   double primal() {
-    double p = primal_at(W_, w_out_, bias_, checks_.w_sq);
+    double p = primal_at(W_, w_out_, bias_, checks_.w_sq, &ray_.b);
     checks_.w_sq_at = t_;
     smoothed_checked_ = false;
     if (smooth_.ready()) {
@@ -369,6 +384,16 @@ class MulticlassSdca {
         p = smoothed_p_ = ps;
         smoothed_checked_ = true;
       }
+    }
+    ray_.find(lambda_ * checks_.w_sq, [](std::size_t) { return 1.0; },
+              [&](std::size_t i) { return objective_.example_cost(data_.row(i)); }, static_cast<double>(data_.nnz()), t_);
+    const RayPoint& ray = ray_.point;
+    if (ray.primal < p) {
+      const std::size_t stored = std::size_t{dim_} * K_;
+      for (std::size_t e = 0; e < stored; ++e) w_out_[e] = ray.theta * W_[e];
+      for (std::size_t m = 0; m < K_; ++m) bias_[m] = feature_bias_ ? ray.theta * W_[stored + m] * B_ : 0.0;
+      p = smoothed_p_ = ray.primal;
+      smoothed_checked_ = true;
     }
     checks_.best.offer(p, w_out_, bias_);
     return checks_.best.certified(p);
@@ -458,7 +483,7 @@ class MulticlassSdca {
     finish_stop_reason(result_, automatic_);
     result_.dual_objective = dual();
     // The weights and biases as the model stores them: W's, or the smoothed
-    // ones where they were the certified point.
+    // ones or θ*·W's where they were the certified point.
     double sum = 0.0;
     const double objective = result_.converged && smoothed_checked_ ? smoothed_p_ : primal_at(W_, w_out_, bias_, sum);
     result_.weights = std::move(w_out_);
@@ -498,8 +523,9 @@ class MulticlassSdca {
   std::vector<std::uint32_t> moved_;
   std::vector<double> w_out_, bias_, w_smooth_, b_smooth_;
   SmoothedIterate smooth_;
-  bool smoothed_checked_ = false;  // the last exact check's primal point is smooth_'s
+  bool smoothed_checked_ = false;  // the last exact check's primal point is smooth_'s or θ*·W (in w_out_, bias_)
   double smoothed_p_ = 0.0;        // and its primal value
+  RayCheck ray_;                   // the last check's margins at W (best_ray_point's slopes)
   ExactChecks checks_;
   TrainResult result_;
 };

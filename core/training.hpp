@@ -291,10 +291,12 @@ void dense_scores(const O& objective, const std::vector<double>& weights, const 
 }
 
 // Mean data loss over `rows` (all rows when empty), summed in fixed blocks so
-// the result is bit-identical for any thread count.
-template <Objective O>
+// the result is bit-identical for any thread count. on_row(r, x, scores) sees
+// each row's scores (r: the row's place in `rows`, or its index), from any
+// thread, each r once.
+template <Objective O, class OnRow>
 double mean_loss(const Dataset& data, const O& objective, const std::vector<double>& weights,
-                 const std::vector<double>& bias, const std::vector<std::size_t>& rows = {}) {
+                 const std::vector<double>& bias, const std::vector<std::size_t>& rows, OnRow&& on_row) {
   const std::size_t n = rows.empty() ? data.size() : rows.size();
   constexpr std::size_t kBlock = 4096;
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
@@ -310,12 +312,18 @@ double mean_loss(const Dataset& data, const O& objective, const std::vector<doub
       const RowView x = data.row(rows.empty() ? r : rows[r]);
       dense_scores(objective, weights, bias, dimension, x, scores.data());
       sum += objective.loss(x, scores.data());
+      on_row(r, x, scores.data());
     }
     partial[b] = sum;
   });
   double total = 0.0;
   for (double p : partial) total += p;
   return n == 0 ? 0.0 : total / static_cast<double>(n);
+}
+template <Objective O>
+double mean_loss(const Dataset& data, const O& objective, const std::vector<double>& weights,
+                 const std::vector<double>& bias, const std::vector<std::size_t>& rows = {}) {
+  return mean_loss(data, objective, weights, bias, rows, [](std::size_t, const RowView&, const double*) {});
 }
 
 inline double squared_norm(const std::vector<double>& w) {

@@ -1,0 +1,126 @@
+// The best multiple θ*·w of a dual solver's primal point (core/ray_primal.hpp):
+// the kink walk against a brute-force scan of P(θ), and the solvers' use of
+// it — the returned model's objective recomputed from its own weights, and
+// the certificate P − D ≤ tolerance·P that the run claims.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "core/random.hpp"
+#include "core/ray_primal.hpp"
+#include "core/sdca.hpp"
+#include "core/solver.hpp"
+#include "objectives/hinge.hpp"
+#include "objectives/multiclass_hinge.hpp"
+#include "tests/fixtures.hpp"
+
+using namespace pegasos;
+
+namespace {
+
+double ray_value(double quad, const std::vector<double>& a, const std::vector<double>& b,
+                 const std::vector<double>& c, double theta) {
+  double loss = 0.0;
+  for (std::size_t i = 0; i < b.size(); ++i) loss += c[i] * std::max(0.0, a[i] + theta * b[i]);
+  return quad / 2 * theta * theta + loss / static_cast<double>(b.size());
+}
+
+}  // namespace
+
+TEST_CASE("ray primal: the kink walk finds the minimum of P(theta) a fine scan finds", "[ray]") {
+  Rng rng(7);
+  std::vector<std::pair<double, double>> kinks;
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + static_cast<std::size_t>(rng.uniform() * 60);
+    std::vector<double> a(n), b(n), c(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      // Margins around 1 (kinks near θ = 1), some rows without a kink, some without cost.
+      a[i] = rng.uniform() < 0.8 ? 1.0 : 2 * rng.uniform() - 0.5;
+      b[i] = rng.uniform() < 0.1 ? 0.0 : -(0.3 + 2.5 * rng.uniform()) * (rng.uniform() < 0.85 ? 1.0 : -1.0);
+      c[i] = rng.uniform() < 0.05 ? 0.0 : 0.2 + 3 * rng.uniform();
+    }
+    const double quad = std::pow(10.0, -3 + 4 * rng.uniform());
+    const RayPoint r = best_ray_point(
+        quad, b, [&](std::size_t i) { return a[i]; }, [&](std::size_t i) { return c[i]; }, kinks, 1e9);
+    INFO("trial " << trial << " n " << n << " quad " << quad << " theta " << r.theta);
+    REQUIRE(std::isfinite(r.primal));
+    REQUIRE(r.theta >= kRayLow);
+    REQUIRE(r.theta <= kRayHigh);
+    CHECK(r.primal == Approx(ray_value(quad, a, b, c, r.theta)).epsilon(1e-12));
+    // Brute force: P is quadratic between consecutive kinks, so its minimum
+    // over the range is the least of the minima of the pieces, each found by
+    // golden-section search (P is convex).
+    std::vector<double> cuts = {kRayLow, kRayHigh};
+    for (std::size_t i = 0; i < n; ++i) {
+      if (b[i] != 0.0 && -a[i] / b[i] > kRayLow && -a[i] / b[i] < kRayHigh) cuts.push_back(-a[i] / b[i]);
+    }
+    std::sort(cuts.begin(), cuts.end());
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j + 1 < cuts.size(); ++j) {
+      double lo = cuts[j], hi = cuts[j + 1];
+      const double g = (std::sqrt(5.0) - 1) / 2;
+      for (int it = 0; it < 200 && hi - lo > 1e-15; ++it) {
+        const double m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo);
+        if (ray_value(quad, a, b, c, m1) <= ray_value(quad, a, b, c, m2)) {
+          hi = m2;
+        } else {
+          lo = m1;
+        }
+      }
+      best = std::min({best, ray_value(quad, a, b, c, cuts[j]), ray_value(quad, a, b, c, cuts[j + 1]),
+                       ray_value(quad, a, b, c, (lo + hi) / 2)});
+    }
+    CHECK(r.primal == Approx(best).epsilon(1e-10));
+    // And never above P(1), the point it offers to replace.
+    CHECK(r.primal <= ray_value(quad, a, b, c, 1.0) * (1 + 1e-15));
+  }
+}
+
+TEST_CASE("ray primal: nothing to scale, or too many kinks for the budget", "[ray]") {
+  std::vector<std::pair<double, double>> kinks;
+  const std::vector<double> b = {-1.0, -0.9, -1.1};
+  const auto one = [](std::size_t) { return 1.0; };
+  CHECK(std::isinf(best_ray_point(0.0, b, one, one, kinks, 1e9).primal));  // w = 0
+  CHECK(std::isinf(best_ray_point(1.0, {}, one, one, kinks, 1e9).primal));
+  CHECK(std::isinf(best_ray_point(1e-3, b, one, one, kinks, 1.0).primal));  // 3 kinks: 3·log2(3) > 1
+  CHECK(std::isfinite(best_ray_point(1e-3, b, one, one, kinks, 10.0).primal));
+}
+
+TEST_CASE("ray primal: SDCA's certified models hold their own objective and gap", "[ray]") {
+  // Large C on separable-looking data: the checks' w(α) leaves rows just
+  // inside their margins, the case the best multiple is for.
+  EngineSettings s;
+  s.solver = Solver::kSdca;
+  s.bias = BiasMode::kFeature;
+  s.bias_feature_value = 1.0;
+  SECTION("binary hinge") {
+    const Dataset ds = fixtures::gaussian(400, 20, 3, 1.0, 1.5);
+    for (const double C : {1.0, 100.0}) {
+      s.lambda = 1.0 / (C * static_cast<double>(ds.size()));
+      const Hinge o;
+      const TrainResult r = train_sdca(ds, o, s);
+      INFO("C " << C << " objective " << r.objective << " dual " << r.dual_objective);
+      REQUIRE(r.converged);
+      const double p = primal_objective(ds, o, s, r.weights, r.bias);
+      CHECK(r.objective == Approx(p).epsilon(1e-9));
+      CHECK(p - r.dual_objective <= s.tolerance * p);
+    }
+  }
+  SECTION("Crammer-Singer") {
+    const Dataset ds = fixtures::blobs(300, 12, 4, 5, 0.4);
+    for (const double C : {1.0, 100.0}) {
+      s.lambda = 1.0 / (C * static_cast<double>(ds.size()));
+      const MulticlassHinge o(4);
+      const TrainResult r = train_sdca_multiclass(ds, o, s);
+      INFO("C " << C << " objective " << r.objective << " dual " << r.dual_objective);
+      REQUIRE(r.converged);
+      const double p = primal_objective(ds, o, s, r.weights, r.bias);
+      CHECK(r.objective == Approx(p).epsilon(1e-9));
+      CHECK(p - r.dual_objective <= s.tolerance * p);
+    }
+  }
+}
