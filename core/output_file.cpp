@@ -386,6 +386,10 @@ void reserve_standard_descriptors() {
   }
 }
 
+bool names_standard_output(const std::string& path) {
+  return path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1";
+}
+
 void check_standard_output() {
   std::cout.flush();
   errno = 0;

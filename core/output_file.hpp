@@ -106,6 +106,11 @@ struct NamedInput {
 };
 void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& inputs);
 
+// Whether an output path names standard output ("-", /dev/stdout, /dev/fd/1):
+// a command that writes a second report there too sends that one to standard
+// error instead, so the output stays one parseable document.
+bool names_standard_output(const std::string& path);
+
 // Check standard output at the end of a command: flush C and C++ streams and
 // throw OutputError (BrokenPipe) if any earlier write to them failed.
 void check_standard_output();

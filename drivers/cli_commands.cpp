@@ -249,7 +249,7 @@ CLI::App* add_eval_command(CLI::App& app, Commands& c, bool options) {
   if (!options) return eval;
   eval->add_option("model", c.model_path, "model file written by pegasos train")->required()->check(kInputPath);
   eval->add_option("data", c.data_path, "labelled data (- for standard input)")->required()->check(kInputPath);
-  eval->add_option("--json,-j", c.json_path, "also write the metrics as JSON to this file")->check(kNonEmptyPath);
+  eval->add_option("--json,-j", c.json_path, "also write the metrics as JSON to this file (- : standard output, and the text report goes to standard error)")->check(kNonEmptyPath);
   eval->add_option("--max-fpr", c.max_fpr, "binary: report the threshold meeting this false-positive rate F in [0, 1]")
       ->check(kNumber.description(""))
       ->check((kFinite & CLI::Range(0.0, 1.0)).description(""))

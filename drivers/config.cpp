@@ -179,6 +179,8 @@ void read_objective(const json& merged, json& all, const std::string& origin, Tr
       for (const auto& [label, cost] : cw.items()) {
         const double v = config_number(cost, origin, "class_weight/" + label);
         if (!(v > 0)) refuse(origin, "class_weight/" + label, "a cost must be > 0");
+        // Costs past this overflow the objective's sums (1e308: an infinite model, once an internal error).
+        if (!(v <= 1e15)) refuse(origin, "class_weight/" + label, "a cost must be at most 1e15, found " + shown(cost));
         costs[label] = v;
       }
       c.class_weight = std::move(costs);

@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/output_file.hpp"
 #include "core/solver.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/fit.hpp"
@@ -409,7 +410,7 @@ std::string grid_edge(const api::CvResult& r) {
   return r.best == 0 ? "largest" : "smallest";
 }
 
-void print_cv(const api::CvResult& r, const std::string& objective) {
+void print_cv(const api::CvResult& r, const std::string& objective, std::FILE* to) {
   std::string text = std::to_string(r.folds) + "-fold stratified cross-validation (seed " + std::to_string(r.seed) +
                      ") of " + objective + " on " + std::to_string(r.examples) + " examples";
   const bool balanced = r.metric == "balanced_accuracy";
@@ -437,7 +438,7 @@ void print_cv(const api::CvResult& r, const std::string& objective) {
             plus_minus(r.mean(b), r.std_dev(b)) +
             (r.key == "lambda" ? "  (ties go to the larger lambda)\n" : "  (ties go to the first value listed)\n");
   }
-  std::fputs(text.c_str(), stdout);
+  std::fputs(text.c_str(), to);
   if (const std::string edge = grid_edge(r); !edge.empty()) {
     std::fprintf(stderr, "note: the best lambda is the %s of the grid, and its neighbour scores lower: a grid "
                  "reaching past it may score better\n", edge.c_str());
@@ -484,7 +485,8 @@ int run_cv_command(const std::string& config_path, const std::vector<std::string
     for (const TrainConfig& c : configs) refuse_model_over_inputs(c, model_path);
   }
   const api::CvResult r = api::cross_validate(config_path, sets, data_path, options);
-  print_cv(r, r.objective);
+  // The scores on standard output, unless the refit model goes there (`--refit DATA -`).
+  print_cv(r, r.objective, cv.refit && names_standard_output(model_path) ? stderr : stdout);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!quiet) {
     double train = 0;

@@ -16,6 +16,7 @@
 #include "core/errors.hpp"
 #include "core/input_stream.hpp"
 #include "core/memory_limit.hpp"
+#include "core/parse_chunks.hpp"
 #include "io/model_json.hpp"
 #include "io/model_sections_json.hpp"
 #include "text/corpus.hpp"
@@ -125,8 +126,15 @@ void warn_mixed_labels(const Dataset& data, const std::string& path) {
 // Rows without a single non-zero value train a model of the bias alone,
 // which predicts one class everywhere: said, not an error (LIBLINEAR trains
 // it too), since a file of labels only is more likely a mistake.
-void warn_no_features(const Dataset& data, const std::string& path) {
+void warn_no_features(const Dataset& data, const std::string& path, bool text = false) {
   if (data.size() == 0 || data.nnz() > 0) return;
+  if (text) {
+    std::fprintf(stderr,
+                 "warning: %s: no document has a token the featurizer keeps (empty texts, or every token filtered "
+                 "out); the model can learn only a bias and predicts one class for every document\n",
+                 input_name(path).c_str());
+    return;
+  }
   // Labels with commas: CSV read as LIBSVM, an error once the labels are
   // prepared (drivers/registry.cpp prepare_labels), which says so.
   const auto comma = [](const std::string& c) { return c.find(',') != std::string::npos; };
@@ -223,6 +231,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
   }
   status_line("featurizing " + std::to_string(corpus.texts.size()) + " documents ...");
   out.data = featurize_corpus(featurizer, corpus);
+  warn_no_features(out.data, path, /*text=*/true);
   check_weights_fit(out.data, path, "lower features.hash_bits (each bit doubles the buckets)");
   if (config.read.normalize_rows) out.data.normalize_rows();
   out.features = featurizer.to_json();
@@ -231,6 +240,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
 
 std::vector<double> read_weights_file(const std::string& path) {
   const std::string bytes = read_file_bytes(path);
+  if (reader_detail::looks_binary(bytes)) throw InputError(path + ": binary data, not a weights file (one number >= 0 a line)");
   std::vector<double> weights;
   std::size_t line = 0;
   // A UTF-8 byte-order mark (editors on Windows write one) is skipped, as in data and config files.
@@ -249,10 +259,10 @@ std::vector<double> read_weights_file(const std::string& path) {
     const char* first = field.data() + (field.size() > 1 && field.front() == '+' ? 1 : 0);  // "+2" as printf writes it
     const auto [ptr, ec] = std::from_chars(first, field.data() + field.size(), w);
     if (ec != std::errc() || ptr != field.data() + field.size()) {
-      throw InputError(where + "weight '" + std::string(field) + "' is not a number");
+      throw InputError(where + "weight " + reader_detail::quote(field) + " is not a number");
     }
-    if (!std::isfinite(w) || w < 0.0) {
-      throw InputError(where + "weight '" + std::string(field) + "' must be a finite number >= 0");
+    if (!std::isfinite(w) || w < 0.0 || w > 1e15) {  // past 1e15 the objective's sums can overflow
+      throw InputError(where + "weight " + reader_detail::quote(field) + " must be a number from 0 to 1e15");
     }
     weights.push_back(w);
   }

@@ -397,9 +397,14 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
     report["rows_with_ignored_features"] = beyond.rows;
     report["largest_feature_index"] = beyond.largest;
   }
-  OutputFile out("-");
-  out.write(text);
-  out.commit();
+  if (names_standard_output(json_path)) {
+    // `--json -`: the JSON alone on standard output, the text report on standard error.
+    std::fputs(text.c_str(), stderr);
+  } else {
+    OutputFile out("-");
+    out.write(text);
+    out.commit();
+  }
   // Paths from argv may be invalid UTF-8, which JSON cannot hold: replace it.
   if (!json_path.empty()) {
     write_output(json_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");

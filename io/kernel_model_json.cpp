@@ -215,7 +215,7 @@ std::string kernel_model_to_json(const KernelModel& m) {
     if (m.intercept.size() != K) throw std::logic_error("kernel model: one intercept per column expected");
     for (const double b : m.intercept) check_finite(b, "intercept");
     j["intercept"] = m.intercept;
-    if (!m.intercept_regularized) j["intercept_regularized"] = false;  // only then: older files stay as they were
+    j["intercept_regularized"] = m.intercept_regularized;  // with an intercept only: it marks one as required
   }
   operating_point_to_json(m, j);
   return j.dump(1) + "\n";
@@ -281,6 +281,8 @@ KernelModel kernel_model_from_json(const json& j, const std::string& name) {
   if (auto it = j.find("intercept"); it != j.end()) {  // absent in models without one
     if (!it->is_array() || it->size() != K) bad(name, "/intercept", "expected " + std::to_string(K) + " numbers (one per output or pair)");
     for (std::size_t c = 0; c < K; ++c) m.intercept.push_back(finite_number((*it)[c], name, "/intercept/" + std::to_string(c)));
+  } else if (j.contains("intercept_regularized")) {  // written beside every intercept: this one was deleted
+    bad(name, "/intercept", "missing field (the model was trained with an intercept: intercept_regularized is set)");
   }
   if (auto it = j.find("intercept_regularized"); it != j.end()) {
     if (!it->is_boolean()) bad(name, "/intercept_regularized", "expected true or false");

@@ -340,6 +340,9 @@ Model model_from_json_value(const json& j, const std::string& name, bool compact
       bad(name, "/feature_map/output_dimension", "the map has " + std::to_string(m.feature_map->output_dimension()) +
                                                      " outputs but the weights' dimension is " + std::to_string(m.dimension));
     }
+  } else if (const auto v = j.find("format_version"); v != j.end() && *v == kModelFormatVersionFeatureMap) {
+    // Version 2 is the format of a model with a map: its weights are for mapped rows, never raw ones.
+    bad(name, "/feature_map", "missing field (format_version 2 is a model trained on a kernel approximation's features)");
   }
   return m;
 }

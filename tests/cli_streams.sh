@@ -103,6 +103,16 @@ for cmd in "predict m.json d.svm" "eval m.json d.svm" "predict m.json d.svm -o /
   grep -q "No space left on device\|write failed" full.err || fail "'$cmd > /dev/full' said: $(cat full.err)"
 done
 
+# Two reports never share standard output: the JSON (or the refit model)
+# alone there parses, and the other report is on standard error.
+"$P" eval m.json d.svm --json - > both.json 2> both.err || fail "eval --json - failed"
+[ "$(head -c 1 both.json)" = "{" ] && [ "$(tail -n 1 both.json)" = "}" ] && ! grep -q "^objective  " both.json ||
+  fail "eval --json -: stdout is not the JSON alone: $(head -3 both.json)"
+grep -q "accuracy" both.err || fail "eval --json -: the text report is not on stderr: $(cat both.err)"
+"$P" train -q --cv 3 --refit d.svm - > refit.json 2> refit.err || fail "train --cv 3 --refit d.svm - failed"
+"$P" inspect refit.json > /dev/null 2>&1 || fail "--refit -: stdout is not a model alone: $(tail -3 refit.json)"
+grep -q "cross-validation" refit.err || fail "--refit -: the scores are not on stderr: $(cat refit.err)"
+
 # A closed standard output (>&-) is a failed write too, also when the command
 # writes a file besides (that file's temporary once took fd 1 and swallowed the report).
 for cmd in "eval m.json d.svm" "eval m.json d.svm --json closed.json" "train -q --cv 3 --refit d.svm closed_model.json"; do

@@ -654,3 +654,84 @@ TEST_CASE("bad inputs: --set values with invalid UTF-8 are ordinary errors", "[r
   CHECK(r.code() == 0);
   check_model_file(dir.file("m.json"));
 }
+
+TEST_CASE("bad input: extreme costs and weights, deleted model sections, raw bytes in messages, many labels", "[bad_input]") {
+  using testutil::pegasos_run;
+  using testutil::q;
+  TempDir dir("review_cases");
+  std::string rows;
+  for (int i = 0; i < 60; ++i) rows += (i % 2 ? "1" : "-1") + std::string(" 1:") + std::to_string(i % 7) + " 2:" + std::to_string(i % 2 + 1) + "\n";
+  const std::string data = dir.file("d.svm");
+  write_text(data, rows);
+  SECTION("a class cost that overflows the objective is refused by name, exit 2 (was an internal error)") {
+    const auto r = pegasos_run(dir, "train -q --set 'class_weight={\"1\":1e308,\"-1\":1}' " + q(data) + " " + q(dir.file("o.json")));
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Contains("class_weight/1") && Contains("at most 1e15"));
+    CHECK_FALSE(fs::exists(dir.file("o.json")));
+  }
+  SECTION("a kernel model's deleted intercept, exit 2 naming it (it predicted as if it were 0)") {
+    const std::string model = dir.file("k.json");
+    REQUIRE(pegasos_run(dir, "train -q --set objective=kernel_hinge " + q(data) + " " + q(model)).code == 0);
+    json m = json::parse(read_text(model));
+    REQUIRE(m.contains("intercept"));
+    REQUIRE(m.contains("intercept_regularized"));
+    m.erase("intercept");
+    write_text(model, m.dump());
+    const auto r = pegasos_run(dir, "predict " + q(model) + " " + q(data));
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Contains("k.json: /intercept: missing field"));
+  }
+  SECTION("a kernel-approximation model's deleted feature_map, exit 2 naming it (raw rows met mapped weights)") {
+    const std::string model = dir.file("rff.json");
+    REQUIRE(pegasos_run(dir, "train -q --set 'kernel_approximation={\"type\":\"rff\",\"components\":8}' " + q(data) + " " +
+                                 q(model)).code == 0);
+    json m = json::parse(read_text(model));
+    REQUIRE(m.contains("feature_map"));
+    m.erase("feature_map");
+    write_text(model, m.dump());
+    for (const char* command : {"predict", "eval"}) {
+      const auto r = pegasos_run(dir, std::string(command) + " " + q(model) + " " + q(data));
+      CHECK(r.code == 2);
+      CHECK_THAT(r.err, Contains("rff.json: /feature_map: missing field"));
+    }
+  }
+  SECTION("a weights file of binary data or terminal escapes: no raw byte is echoed") {
+    const std::string escapes = dir.file("w.txt"), binary = dir.file("w.bin");
+    write_text(escapes, "1\n\033[31mRED\033[0m\n");
+    write_text(binary, std::string("\177ELF\2\1\1\0\0\0", 10));
+    const auto e = pegasos_run(dir, "train -q --weights " + q(escapes) + " " + q(data) + " " + q(dir.file("o.json")));
+    CHECK(e.code == 2);
+    CHECK_THAT(e.err, Contains("w.txt:2: weight '?[31mRED?[0m' is not a number"));
+    CHECK(e.err.find('\033') == std::string::npos);
+    const auto b = pegasos_run(dir, "train -q --weights " + q(binary) + " " + q(data) + " " + q(dir.file("o.json")));
+    CHECK(b.code == 2);
+    CHECK_THAT(b.err, Contains("w.bin: binary data, not a weights file"));
+    std::string big;
+    for (int i = 0; i < 60; ++i) big += i == 3 ? "1e300\n" : "1\n";
+    write_text(escapes, big);
+    const auto h = pegasos_run(dir, "train -q --weights " + q(escapes) + " " + q(data) + " " + q(dir.file("o.json")));
+    CHECK(h.code == 2);
+    CHECK_THAT(h.err, Contains("w.txt:4: weight '1e300' must be a number from 0 to 1e15"));
+  }
+  SECTION("raw text without a token trains a bias, with the warning numeric data gets") {
+    const std::string text = dir.file("e.jsonl");
+    write_text(text, "{\"text\":\"\",\"label\":\"a\"}\n{\"text\":\"  \",\"label\":\"b\"}\n");
+    const auto r = pegasos_run(dir, "train " + q(text) + " " + q(dir.file("o.json")));
+    CHECK(r.code == 0);
+    CHECK_THAT(r.err, Contains("e.jsonl: no document has a token the featurizer keeps"));
+  }
+  SECTION("many distinct labels (regression targets) are read as classes, each found by hash") {
+    std::string many;
+    for (int i = 0; i < 3000; ++i) many += std::to_string(i) + ".5 1:1\n";
+    const std::string file = dir.file("many.svm");
+    write_text(file, many);
+    const std::string model = dir.file("m.json");
+    REQUIRE(pegasos_run(dir, "train -q " + q(data) + " " + q(model)).code == 0);
+    const auto p = pegasos_run(dir, "predict " + q(model) + " " + q(file));
+    CHECK(p.code == 0);
+    CHECK(std::count(p.out.begin(), p.out.end(), '\n') == 3000);
+    const auto e = pegasos_run(dir, "eval " + q(model) + " " + q(file));
+    CHECK(e.code == 2);
+    CHECK_THAT(e.err, Contains("does not occur"));
+  }
+}

@@ -291,8 +291,8 @@ TEST_CASE("sample weights: pegasos train --weights, the file's errors exit 2 nam
     CHECK_THAT(r.err, Contains(path + message));
   };
   fails("short.txt", "1\n2\n", ": 2 weights (lines) but");
-  fails("neg.txt", "1\n1\n-1\n", ":3: weight '-1' must be a finite number >= 0");
-  fails("nan.txt", "1\nnan\n", ":2: weight 'nan' must be a finite number >= 0");
+  fails("neg.txt", "1\n1\n-1\n", ":3: weight '-1' must be a number from 0 to 1e15");
+  fails("nan.txt", "1\nnan\n", ":2: weight 'nan' must be a number from 0 to 1e15");
   fails("word.txt", "1\nheavy\n", ":2: weight 'heavy' is not a number");
   fails("blank.txt", "1\n\n1\n", ":2: empty line");
 }
