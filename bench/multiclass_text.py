@@ -64,7 +64,7 @@ def prepare(args):
         subprocess.run([sys.executable, os.path.join(HERE, "debian_text.py"), "--out", jsonl], check=True)
     svm = os.path.join(CACHE, "debian_text_%s.svm" % args.features)
     if not os.path.exists(svm):
-        cmd = [args.bin, "featurize", "--set", "objective=multiclass_hinge", "--set", "format=jsonl"]
+        cmd = [args.bin, "featurize", "--set", "format=jsonl"]
         if args.features == "vocabulary":
             cmd += ["--set", 'features={"mode":"vocabulary","min_df":2}']
         subprocess.run(cmd + [jsonl, svm], check=True)
