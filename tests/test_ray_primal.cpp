@@ -92,7 +92,7 @@ TEST_CASE("ray primal: nothing to scale, or too many kinks for the budget", "[ra
 
 // The run certified: its objective is its own weights', and its gap holds.
 template <class O>
-void check_certified(const Dataset& ds, const O& o, const EngineSettings& s, const TrainResult& r) {
+void check_ray_certified(const Dataset& ds, const O& o, const EngineSettings& s, const TrainResult& r) {
   INFO("lambda " << s.lambda << " objective " << r.objective << " dual " << r.dual_objective);
   REQUIRE(r.converged);
   const double p = primal_objective(ds, o, s, r.weights, r.bias);
@@ -110,8 +110,8 @@ TEST_CASE("ray primal: SDCA's certified models hold their own objective and gap"
   const Dataset binary = fixtures::gaussian(400, 20, 3, 1.0, 1.5), blobs = fixtures::blobs(300, 12, 4, 5, 0.4);
   for (const double C : {1.0, 100.0}) {
     s.lambda = 1.0 / (C * static_cast<double>(binary.size()));
-    check_certified(binary, Hinge(), s, train_sdca(binary, Hinge(), s));
+    check_ray_certified(binary, Hinge(), s, train_sdca(binary, Hinge(), s));
     s.lambda = 1.0 / (C * static_cast<double>(blobs.size()));
-    check_certified(blobs, MulticlassHinge(4), s, train_sdca_multiclass(blobs, MulticlassHinge(4), s));
+    check_ray_certified(blobs, MulticlassHinge(4), s, train_sdca_multiclass(blobs, MulticlassHinge(4), s));
   }
 }
