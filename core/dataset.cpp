@@ -167,6 +167,20 @@ class FileBytes {
       if (isize >= in.size() / 2 && isize / 1032 <= in.size()) guess = isize + 1;
     }
     std::string out;
+    try {
+      inflate_all(zs, in, path, out, guess);
+    } catch (const std::bad_alloc&) {  // a gzip bomb, or a file too large for this process's memory
+      inflateEnd(&zs);
+      throw InputError(path + ": its decompressed text does not fit in memory (more than " +
+                       std::to_string((std::max<std::size_t>(out.size(), guess) >> 20) + 1) + " MB from " +
+                       std::to_string((in.size() >> 20) + 1) + " MB of gzip); decompress it to a file and read that");
+    }
+    inflateEnd(&zs);
+    return out;
+  }
+  // gunzip's loop: `out` grows (by doubling, from `guess`) to the whole text.
+  static void inflate_all(z_stream& zs, std::string_view in, const std::string& path, std::string& out,
+                          std::size_t guess) {
     resize_huge(out, std::max<std::size_t>(guess, 1 << 16));
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
     zs.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), UINT32_MAX));
@@ -205,8 +219,6 @@ class FileBytes {
       }
     }
     out.resize(zs.total_out);
-    inflateEnd(&zs);
-    return out;
   }
 
   void* map_ = nullptr;

@@ -29,12 +29,15 @@ namespace {
 // InputError saying why, before an allocation that would exhaust it (a
 // LIBSVM file with hashed or otherwise huge indices, e.g. 2000000000:1,
 // asked for 16 GB and ended in "out of memory" or swapping).
-void check_weights_fit(const Dataset& data, const std::string& path,
+// One weight vector a class, but one in all for two classes, except for
+// Crammer–Singer, which keeps one a class even then.
+void check_weights_fit(const Dataset& data, const std::string& path, const TrainConfig& config,
                        const char* advice = "renumber the features densely (are the indices hashes?)") {
   const MemoryLimit limit = memory_limit();
   if (data.dimension == 0) return;
   const std::size_t k = data.classes.size();
-  const double outputs = k <= 2 ? 1.0 : static_cast<double>(k);
+  const bool per_class = config.objective.id == ObjectiveId::kMulticlassHinge;
+  const double outputs = k <= 2 && !per_class ? 1.0 : static_cast<double>(std::max<std::size_t>(k, 1));
   const double need = 2.0 * 8.0 * static_cast<double>(data.dimension) * outputs;
   if (need <= limit.bytes) return;
   char text[400];
@@ -213,7 +216,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
     out.data = input.numeric(config.read);
     warn_mixed_labels(out.data, path);
     warn_no_features(out.data, path);
-    check_weights_fit(out.data, path);
+    check_weights_fit(out.data, path, config);
     return out;
   }
   if (config.read.label_column != 0 || !config.read.label_column_name.empty()) {
@@ -232,7 +235,7 @@ TrainingData load_training_data(const TrainConfig& config, const std::string& pa
   status_line("featurizing " + std::to_string(corpus.texts.size()) + " documents ...");
   out.data = featurize_corpus(featurizer, corpus);
   warn_no_features(out.data, path, /*text=*/true);
-  check_weights_fit(out.data, path, "lower features.hash_bits (each bit doubles the buckets)");
+  check_weights_fit(out.data, path, config, "lower features.hash_bits (each bit doubles the buckets)");
   if (config.read.normalize_rows) out.data.normalize_rows();
   out.features = featurizer.to_json();
   return out;

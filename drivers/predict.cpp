@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -147,6 +148,10 @@ void predict_lines(InputStream& in, const std::string& path, const ModelReader& 
   std::string buf;
   std::size_t next_line = 1;
   bool kind_known = false;
+  // buf[0, scanned) has been searched for line ends, the last of them ending
+  // at last_end (0: none): a line longer than a batch is searched once, not
+  // once per read (a 400 MB line took 11 s where a linear pass takes 0.3).
+  std::size_t scanned = 0, last_end = 0;
   while (true) {
     // A batch is cut at the last line end once batch_bytes are buffered (a
     // longer line grows the batch).
@@ -163,8 +168,11 @@ void predict_lines(InputStream& in, const std::string& path, const ModelReader& 
     }
     std::size_t cut = buf.size();
     if (!end) {
-      const std::size_t nl = buf.rfind('\n');
-      cut = nl == std::string::npos ? 0 : nl + 1;
+      if (const void* nl = ::memrchr(buf.data() + scanned, '\n', buf.size() - scanned)) {
+        last_end = static_cast<std::size_t>(static_cast<const char*>(nl) - buf.data()) + 1;
+      }
+      scanned = buf.size();
+      cut = last_end;
       // CSV: the first batch must show a row after a possible header.
       if (s.kind == InputKind::kCsv && !s.started && count_rows({buf.data(), cut}, s.kind, 1, nullptr) < 2) cut = 0;
     }
@@ -173,6 +181,8 @@ void predict_lines(InputStream& in, const std::string& path, const ModelReader& 
       predict_batch(piece, next_line, s, reader, in.name(), opt, predictor);
       next_line += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
       buf.erase(0, cut);
+      scanned = buf.size();  // the rest follows the last line end: none in it
+      last_end = 0;
       if (eager) out.flush();
     }
     if (end) break;

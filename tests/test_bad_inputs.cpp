@@ -581,6 +581,30 @@ TEST_CASE("bad inputs: weights beyond the process's memory limit are refused nam
   CHECK(tcode == 2);
   CHECK_THAT(terr, Contains("wide.svm: the largest feature index is 1000000000"));
   CHECK_THAT(terr, Contains("(ulimit -v)"));
+  // Crammer–Singer keeps a weight vector a class with two classes too.
+  const auto [mcode, merr] = limited("train -q --set objective=multiclass_hinge --set max_feature_index=1000000000 '" +
+                                     wide + "' '" + dir.file("w.json") + "'");
+  INFO(merr);
+  CHECK(mcode == 2);
+  CHECK_THAT(merr, Contains("1000000000 features x 2 outputs"));
+}
+
+TEST_CASE("bad inputs: gzip text larger than the process may hold is refused naming the file", "[robust]") {
+  TempDir dir;
+  const std::string bomb = dir.file("bomb.svm.gz");
+  // 600 MB of text from under a megabyte of gzip, read under a 500 MB limit.
+  const std::string make = "{ printf '1 1:1\\n-1 1:2\\n'; head -c 600000000 /dev/zero | tr '\\0' ' '; } | gzip -1 > '" + bomb + "'";
+  REQUIRE(std::system(make.c_str()) == 0);
+  const std::string model = dir.file("m.json"), data = dir.file("d.svm"), err = dir.file("bomb.err");
+  write_text(data, "1 1:1\n-1 1:2\n");
+  REQUIRE(run_pegasos(dir, {"train", "-q", data, model}).code() == 0);
+  for (const std::string& command : {"eval '" + model + "' '" + bomb + "'", "train -q '" + bomb + "' '" + dir.file("o.json") + "'"}) {
+    const std::string line = "ulimit -v 500000 && exec '" + std::string(PEGASOS_BINARY) + "' " + command + " >/dev/null 2>'" + err + "'";
+    const int status = std::system(line.c_str());
+    INFO(command << "\n" << read_text(err));
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 2));
+    CHECK_THAT(read_text(err), Contains("bomb.svm.gz: its decompressed text does not fit in memory"));
+  }
 }
 #endif
 
