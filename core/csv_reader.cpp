@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/dataset.hpp"
 #include "core/errors.hpp"
@@ -196,6 +198,16 @@ bool place_label(const std::vector<std::string_view>& header, const ReadOptions&
                          "`predict` reads unlabelled rows)");
       }
       layout.has_label = false;
+    }
+  }
+  if (is_header) {  // names identify the columns (a model checks its data's by name): each once
+    std::unordered_map<std::string_view, std::size_t> first;
+    for (std::size_t f = 0; f < header.size(); ++f) {
+      const auto [it, fresh] = first.emplace(header[f], f);
+      if (!fresh) {
+        throw InputError(at + ": column name '" + std::string(header[f]) + "' appears twice in the header (columns " +
+                         std::to_string(it->second + 1) + " and " + std::to_string(f + 1) + ")");
+      }
     }
   }
   if (model_features != 0) {

@@ -152,7 +152,9 @@ CLI::App* add_inspect_command(CLI::App& app, Commands& c, bool options) {
       ->check(kWholeNumber.description(""))
       ->check(CLI::Range(0, 1000000).description(""))
       ->type_name("N");
-  inspect->add_option("--class", c.inspect.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)");
+  inspect->add_option("--class", c.inspect.class_name, "multiclass: only this class's lists (a binary model has one output: both lists)")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty class name") : std::string(); },
+                             "CLASS"));
   inspect->add_flag("--json", c.inspect_json, "print the report as JSON");
   return inspect;
 }

@@ -361,8 +361,16 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
       text = metrics_to_text(m);
     }
     report["positive_class"] = model.classes()[1];
+    if (!m.roc_auc) text += "\nROC-AUC: not defined (the data has examples of one class only)\n";
     if (max_fpr) {
       auto op = threshold_for_fpr(scores, positive, *max_fpr);
+      if (!op) {
+        char note[160];
+        std::snprintf(note, sizeof note, "at FPR <= %g: no threshold (false-positive rates need examples of both classes)\n",
+                      *max_fpr);
+        text += note;
+        report["at_max_fpr"] = {{"max_fpr", *max_fpr}, {"threshold", nullptr}};
+      }
       if (op) {
         report["at_max_fpr"] = {{"max_fpr", *max_fpr},
                                 {"threshold", op->threshold},

@@ -1040,7 +1040,9 @@ TEST_CASE("csv read for a model: its feature columns by name and count, unlabell
                                                                    Contains("'b' here and 'a' in the model"));
   CHECK_THROWS_WITH(csv("label,a,b,c,d\n1,1,0,2,5\n", predict), Contains("column 'd' is not one of the model's features"));
   CHECK_THROWS_WITH(csv("label,a,b\n1,1,0\n", predict), Contains("feature column 'c' is not in the header"));
-  CHECK_THROWS_WITH(csv("label,a,a,b,c\n1,1,1,0,2\n", predict), Contains("feature 2 is 'a' here and 'b' in the model"));
+  CHECK_THROWS_WITH(csv("label,a,a,b,c\n1,1,1,0,2\n", predict),
+                    Contains("t.csv:1: column name 'a' appears twice in the header (columns 2 and 3)"));
+  CHECK_THROWS_WITH(csv("label,a,b,a\n1,1,0,2\n"), Contains("column name 'a' appears twice"));  // training data too
   CHECK_THROWS_WITH(csv("1,1,0,2,5\n", predict), Contains("t.csv:1: 4 feature columns, but the model was trained on 3 (a, b, c)"));
   CHECK_THROWS_WITH(csv("1,1\n", predict), Contains("1 feature column, but"));
   // A model trained without a header checks the count only.
