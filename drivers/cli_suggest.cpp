@@ -1,5 +1,7 @@
 #include "drivers/cli_suggest.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -79,7 +81,17 @@ int report_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char**
     // As every other error: "error: " first, then where to look.
     std::string help = "pegasos --help";
     for (const CLI::App* sub : app.get_subcommands()) help = "pegasos " + sub->get_name() + " --help";
-    std::fprintf(stderr, "error: %s (`%s` lists the options)\n", e.what(), help.c_str());
+    // A file whose name starts with '-' reads as an option: say how to name it.
+    std::string file;
+    for (int i = 1; i < argc && file.empty(); ++i) {
+      const std::string a = argv[i];
+      struct stat st{};
+      if (a == "--") break;
+      if (a.size() > 1 && a[0] == '-' && ::stat(a.c_str(), &st) == 0) {
+        file = "; '" + a + "' is also a file: name it ./" + a + ", or put -- before the file names";
+      }
+    }
+    std::fprintf(stderr, "error: %s%s (`%s` lists the options)\n", e.what(), file.c_str(), help.c_str());
     return 2;
   }
   std::fprintf(stderr, "error: %s\n", problem.c_str());

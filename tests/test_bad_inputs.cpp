@@ -756,6 +756,14 @@ TEST_CASE("bad input: extreme costs and weights, deleted model sections, raw byt
     CHECK(i.code == 2);
     CHECK_THAT(i.err, Contains("--class: an empty class name"));
   }
+  SECTION("a data file whose name starts with '-': the error says how to name it") {
+    write_text(dir.file("-x.svm"), rows);
+    const std::string err = dir.file("dash.err");
+    const int status = std::system(("cd " + q(dir.path()) + " && " + q(PEGASOS_BINARY) + " train -q -x.svm o.json 2>" + q(err)).c_str());
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 2));
+    CHECK_THAT(read_text(err), Contains("'-x.svm' is also a file: name it ./-x.svm, or put -- before the file names"));
+    CHECK(std::system(("cd " + q(dir.path()) + " && " + q(PEGASOS_BINARY) + " train -q -- -x.svm o.json").c_str()) == 0);
+  }
   SECTION("many distinct labels (regression targets) are read as classes, each found by hash") {
     std::string many;
     for (int i = 0; i < 3000; ++i) many += std::to_string(i) + ".5 1:1\n";
