@@ -85,7 +85,12 @@ class FileBytes {
         throw InputError(path + ": not a readable file (a directory)");
       }
       InputStream in(path);  // decompresses gzip itself
-      while (in.read(owned_, std::size_t{1} << 26, false) > 0) {
+      try {
+        while (in.read(owned_, std::size_t{1} << 26, false) > 0) {
+        }
+      } catch (const std::bad_alloc&) {  // a gzip bomb on a pipe, or more text than this process may hold
+        throw InputError(in.name() + ": its text does not fit in memory (more than " +
+                         std::to_string((owned_.size() >> 20) + 1) + " MB read); save it to a file and read that");
       }
       return;
     }

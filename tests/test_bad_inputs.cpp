@@ -598,12 +598,14 @@ TEST_CASE("bad inputs: gzip text larger than the process may hold is refused nam
   const std::string model = dir.file("m.json"), data = dir.file("d.svm"), err = dir.file("bomb.err");
   write_text(data, "1 1:1\n-1 1:2\n");
   REQUIRE(run_pegasos(dir, {"train", "-q", data, model}).code() == 0);
-  for (const std::string& command : {"eval '" + model + "' '" + bomb + "'", "train -q '" + bomb + "' '" + dir.file("o.json") + "'"}) {
+  const std::string piped = "train -q - '" + dir.file("o.json") + "' <'" + bomb + "'";
+  for (const std::string& command : {"eval '" + model + "' '" + bomb + "'", "train -q '" + bomb + "' '" + dir.file("o.json") + "'", piped}) {
     const std::string line = "ulimit -v 500000 && exec '" + std::string(PEGASOS_BINARY) + "' " + command + " >/dev/null 2>'" + err + "'";
     const int status = std::system(line.c_str());
     INFO(command << "\n" << read_text(err));
     CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 2));
-    CHECK_THAT(read_text(err), Contains("bomb.svm.gz: its decompressed text does not fit in memory"));
+    CHECK_THAT(read_text(err), Contains(command == piped ? "standard input: its text does not fit in memory"
+                                                         : "bomb.svm.gz: its decompressed text does not fit in memory"));
   }
 }
 #endif
