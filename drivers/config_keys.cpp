@@ -50,7 +50,7 @@ std::vector<ConfigKey> kernel_key_list() {
 std::vector<ConfigKey> key_list() {
   std::vector<ConfigKey> keys = {
       {"objective", std::string(kAutoObjective), objective_help()},
-      {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...}",
+      {"class_weight", nullptr, objective_names(uses_class_weights, " / ", " / ") + ": \"balanced\" or {\"label\": cost, ...} (costs in (0, 1e15])",
        false, "unset (every class weighs 1)"},
   };
   for (ConfigKey& k : kernel_key_list()) keys.push_back(std::move(k));

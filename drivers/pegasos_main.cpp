@@ -333,6 +333,42 @@ int run_featurize(const std::string& config_path, const std::vector<std::string>
   return 0;
 }
 
+// eval's two-class sections: ROC-AUC and the threshold at --max-fpr (or why they are missing).
+void report_binary(const AnyModel& model, const Dataset& data, const std::vector<double>& scores,
+                   std::optional<double> max_fpr, Metrics& m, std::string& text, nlohmann::json& report) {
+  std::vector<char> positive(data.size());
+  for (std::size_t i = 0; i < data.size(); ++i) positive[i] = data.labels[i] == 1;
+  m.roc_auc = roc_auc(scores, positive);
+  if (m.roc_auc) {
+    report["roc_auc"] = *m.roc_auc;
+    text = metrics_to_text(m);
+  }
+  report["positive_class"] = model.classes()[1];
+  if (!m.roc_auc) text += "\nROC-AUC: not defined (the data has examples of one class only)\n";
+  if (max_fpr) {
+    auto op = threshold_for_fpr(scores, positive, *max_fpr);
+    if (!op) {
+      char note[160];
+      std::snprintf(note, sizeof note, "at FPR <= %g: no threshold (false-positive rates need examples of both classes)\n",
+                    *max_fpr);
+      text += note;
+      report["at_max_fpr"] = {{"max_fpr", *max_fpr}, {"threshold", nullptr}};
+    } else {
+      report["at_max_fpr"] = {{"max_fpr", *max_fpr},
+                              {"threshold", op->threshold},
+                              {"false_positive_rate", op->false_positive_rate},
+                              {"precision", op->precision},
+                              {"recall", op->recall}};
+      char buf[256];
+      std::snprintf(buf, sizeof buf,
+                    "\nat FPR <= %g: threshold %.6g, FPR %.4f, precision %.4f, recall %.4f (class '%s')\n",
+                    *max_fpr, op->threshold, op->false_positive_rate, op->precision, op->recall,
+                    model.classes()[1].c_str());
+      text += buf;
+    }
+  }
+}
+
 int run_eval(const std::string& model_path, const std::string& data_path, const std::string& json_path,
              std::optional<double> max_fpr) {
   const AnyModel model = AnyModel::load(model_path, json_checks::ModelUse::kPredict);
@@ -352,40 +388,7 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
   Metrics m = classification_metrics(data.labels, predicted, model.classes());
   nlohmann::json report = metrics_to_json(m);
   std::string text = metrics_to_text(m);
-  if (model.binary()) {
-    std::vector<char> positive(data.size());
-    for (std::size_t i = 0; i < data.size(); ++i) positive[i] = data.labels[i] == 1;
-    m.roc_auc = roc_auc(scores, positive);
-    if (m.roc_auc) {
-      report["roc_auc"] = *m.roc_auc;
-      text = metrics_to_text(m);
-    }
-    report["positive_class"] = model.classes()[1];
-    if (!m.roc_auc) text += "\nROC-AUC: not defined (the data has examples of one class only)\n";
-    if (max_fpr) {
-      auto op = threshold_for_fpr(scores, positive, *max_fpr);
-      if (!op) {
-        char note[160];
-        std::snprintf(note, sizeof note, "at FPR <= %g: no threshold (false-positive rates need examples of both classes)\n",
-                      *max_fpr);
-        text += note;
-        report["at_max_fpr"] = {{"max_fpr", *max_fpr}, {"threshold", nullptr}};
-      }
-      if (op) {
-        report["at_max_fpr"] = {{"max_fpr", *max_fpr},
-                                {"threshold", op->threshold},
-                                {"false_positive_rate", op->false_positive_rate},
-                                {"precision", op->precision},
-                                {"recall", op->recall}};
-        char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      "\nat FPR <= %g: threshold %.6g, FPR %.4f, precision %.4f, recall %.4f (class '%s')\n",
-                      *max_fpr, op->threshold, op->false_positive_rate, op->precision, op->recall,
-                      model.classes()[1].c_str());
-        text += buf;
-      }
-    }
-  }
+  if (model.binary()) report_binary(model, data, scores, max_fpr, m, text, report);
   report_operating_point(model, data, scores, text, report);
   const double objective = model.objective(data, mapped);
   report["objective"] = objective;
