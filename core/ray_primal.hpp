@@ -37,25 +37,52 @@ struct RayPoint {
   double primal = std::numeric_limits<double>::infinity();  // P(θ·w); infinity: not computed
 };
 
-// θ in [kRayLow, kRayHigh] only: the kinks sorted are those of the rows
-// whose margin lies within a factor of 2 of 1 (a check reads every row once
-// already; sorting all n kinks would cost more than it on short rows).
+// θ in [kRayLow, kRayHigh] only: the kinks walked are those of the rows
+// whose margin lies within a factor of 2 of 1.
 inline constexpr double kRayLow = 0.5, kRayHigh = 2.0;
+
+namespace ray_detail {
+
+// The slope's walk through kinks [first, last) sorted by position, from θ
+// with slope `slope` (the slope just right of θ): where it reaches 0, or
+// false with θ and slope moved past the last kink.
+inline bool walk_kinks(const std::pair<double, double>* first, const std::pair<double, double>* last, double quad,
+                       double& theta, double& slope) {
+  for (; first != last; ++first) {
+    const double zero = theta - slope / quad;  // where the slope's line crosses 0
+    if (zero <= first->first) {
+      theta = zero;
+      return true;
+    }
+    slope += quad * (first->first - theta) + first->second;
+    theta = first->first;
+    if (slope >= 0.0) return true;
+  }
+  return false;
+}
+
+}  // namespace ray_detail
 
 // The minimiser of P(θ) = quad·θ²/2 + (1/n)Σ_i c(i)·max(0, a(i) + θ b[i]) over
 // [kRayLow, kRayHigh] and its value, n = b.size(); `kinks` is scratch. Skipped
-// (primal infinity) where quad ≤ 0 or where sorting the kinks in range would
-// cost more than `budget` comparisons.
+// (primal infinity) where quad ≤ 0. Linear time: the kinks' jumps are summed
+// in kBins equal bins of the range, the slope walks bin by bin to the one
+// where it reaches 0, and only that bin's kinks are sorted (sorting all of
+// them took 60 ms for the 500k rows near the margin of an RCV1-shaped file,
+// a fifth of a pass).
 template <class A, class C>
 RayPoint best_ray_point(double quad, const std::vector<double>& b, A&& a, C&& c,
-                        std::vector<std::pair<double, double>>& kinks, double budget) {
+                        std::vector<std::pair<double, double>>& kinks) {
+  constexpr std::size_t kBins = 1024;
   RayPoint out;
   const std::size_t n = b.size();
   if (n == 0 || !(quad > 0.0) || !std::isfinite(quad)) return out;
-  const double inv_n = 1.0 / static_cast<double>(n);
+  const double inv_n = 1.0 / static_cast<double>(n), scale = kBins / (kRayHigh - kRayLow);
+  const auto bin_of = [&](double kink) { return std::min(kBins - 1, static_cast<std::size_t>((kink - kRayLow) * scale)); };
   // The slope just right of kRayLow, and the kinks strictly inside the range
   // with the slope's jump there (c·|b|/n: a row switching on or off).
   double slope = quad * kRayLow;
+  std::vector<double> jumps(kBins, 0.0);
   kinks.clear();
   for (std::size_t i = 0; i < n; ++i) {
     const double ci = c(i), ai = a(i), bi = b[i];
@@ -63,23 +90,27 @@ RayPoint best_ray_point(double quad, const std::vector<double>& b, A&& a, C&& c,
     const double at_low = ai + kRayLow * bi;
     if (at_low > 0.0 || (at_low == 0.0 && bi > 0.0)) slope += ci * bi * inv_n;
     const double kink = -ai / bi;
-    if (kink > kRayLow && kink < kRayHigh) kinks.emplace_back(kink, ci * std::abs(bi) * inv_n);
+    if (kink > kRayLow && kink < kRayHigh) {
+      kinks.emplace_back(kink, ci * std::abs(bi) * inv_n);
+      jumps[bin_of(kink)] += kinks.back().second;
+    }
   }
-  const double k = static_cast<double>(kinks.size());
-  if (k > 1.0 && k * std::log2(k) > budget) return out;
-  std::sort(kinks.begin(), kinks.end());
   double theta = kRayLow;
   bool found = slope >= 0.0;
-  for (std::size_t j = 0; j < kinks.size() && !found; ++j) {
-    const double zero = theta - slope / quad;  // where the slope's line crosses 0
-    if (zero <= kinks[j].first) {
-      theta = zero;
-      found = true;
-      break;
+  for (std::size_t bin = 0; bin < kBins && !found; ++bin) {
+    const double end = bin + 1 == kBins ? kRayHigh : kRayLow + static_cast<double>(bin + 1) / scale;
+    if (slope + quad * (end - theta) + jumps[bin] < 0.0) {  // still falling past the bin: on to the next
+      slope += quad * (end - theta) + jumps[bin];
+      theta = end;
+      continue;
     }
-    slope += quad * (kinks[j].first - theta) + kinks[j].second;
-    theta = kinks[j].first;
-    found = slope >= 0.0;
+    std::vector<std::pair<double, double>> here;  // the bin where P turns: its kinks in order
+    for (const auto& k : kinks) {
+      if (bin_of(k.first) == bin) here.push_back(k);
+    }
+    std::sort(here.begin(), here.end());
+    if (!ray_detail::walk_kinks(here.data(), here.data() + here.size(), quad, theta, slope)) theta -= slope / quad;
+    found = true;
   }
   if (!found) theta = std::min(theta - slope / quad, kRayHigh);
   double loss = 0.0;
@@ -103,8 +134,8 @@ struct RayCheck {
 
   // After the check at visit t has filled b: the best multiple (best_ray_point).
   template <class A, class C>
-  void find(double quad, A&& a, C&& c, double budget, std::uint64_t t) {
-    point = best_ray_point(quad, b, std::forward<A>(a), std::forward<C>(c), kinks, budget);
+  void find(double quad, A&& a, C&& c, std::uint64_t t) {
+    point = best_ray_point(quad, b, std::forward<A>(a), std::forward<C>(c), kinks);
     at = t;
   }
   // θ*·v, kept in w.

@@ -426,7 +426,7 @@ class BinarySdca {
     checks_.primal_at_w = p;
     checks_.best.offer(p, w_, bias_);
     ray_.find(lambda_ * (checks_.w_sq + wb_ * wb_), [&](std::size_t i) { return 1.0 - y(i) * offset(i); },
-              [&](std::size_t i) { return std::abs(hot_[i].signed_cost); }, static_cast<double>(data_.nnz()), t_);
+              [&](std::size_t i) { return std::abs(hot_[i].signed_cost); }, t_);
     if (ray_.point.primal < p) checks_.best.offer(ray_.point.primal, ray_.scaled(w_), {ray_.point.theta * bias_[0]});
     return checks_.best.certified(std::min(p, ray_.point.primal));
   }

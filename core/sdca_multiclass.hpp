@@ -386,7 +386,7 @@ class MulticlassSdca {
       }
     }
     ray_.find(lambda_ * checks_.w_sq, [](std::size_t) { return 1.0; },
-              [&](std::size_t i) { return objective_.example_cost(data_.row(i)); }, static_cast<double>(data_.nnz()), t_);
+              [&](std::size_t i) { return objective_.example_cost(data_.row(i)); }, t_);
     const RayPoint& ray = ray_.point;
     if (ray.primal < p) {
       const std::size_t stored = std::size_t{dim_} * K_;
