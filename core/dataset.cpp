@@ -13,8 +13,6 @@
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
-#include <string_view>
-#include <unordered_map>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -362,9 +360,7 @@ std::vector<std::size_t> Dataset::class_counts() const {
 std::vector<std::string> Dataset::remap_classes(const std::vector<std::string>& target) {
   std::vector<int> map(classes.size(), -1);
   std::vector<std::string> unknown;
-  std::unordered_map<std::string_view, int> place;
-  place.reserve(target.size());
-  for (std::size_t k = 0; k < target.size(); ++k) place.emplace(target[k], static_cast<int>(k));  // the first of equal names
+  const auto place = reader_detail::class_positions(target);  // the first of equal names
   for (std::size_t k = 0; k < classes.size(); ++k) {
     const auto it = place.find(classes[k]);
     if (it == place.end()) {
