@@ -207,6 +207,16 @@ TEST_CASE("guards: raw text whose ids would split predict's columns, nested clas
                                                  "{\"label\":12345678901234567890124,\"text\":\"b\"}\n{\"label\":5,\"text\":\"c\"}\n");
   expect_refused(pegasos_run(dir, "train -q " + q(big) + " " + q(dir.file("big.json"))),
                  {"big.jsonl:1: label", "too large for a JSON number to keep its digits"});
+  // Ids past 2^64 (read as doubles) would print rounded, two records alike; up to 2^64 they are exact.
+  const std::string big_ids = dir.write("bigid.jsonl", "{\"id\":18446744073709551615,\"text\":\"a\"}\n"
+                                                       "{\"id\":123456789012345678901234,\"text\":\"b\"}\n");
+  expect_refused(pegasos_run(dir, "predict --id-field id " + q(model) + " " + q(big_ids)),
+                 {"bigid.jsonl:2: id 1.23456789012345", "e+23 in field \"id\"", "write it as a string"});
+  const std::string exact_ids = dir.write("exactid.jsonl", "{\"id\":18446744073709551615,\"text\":\"a\"}\n"
+                                                           "{\"id\":-9223372036854775807,\"text\":\"b\"}\n");
+  const Run exact = pegasos_run(dir, "predict --id-field id " + q(model) + " " + q(exact_ids));
+  CHECK(exact.code == 0);
+  CHECK_THAT(exact.out, Contains("18446744073709551615\t") && Contains("-9223372036854775807\t"));
   fs::create_directories(dir.file("flat"));
   dir.write("flat/a\tb.eml", "hello");
   expect_refused(pegasos_run(dir, "predict --ids " + q(model) + " " + q(dir.file("flat"))), {"contains a control character"});

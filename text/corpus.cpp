@@ -132,6 +132,15 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// A JSON integer past 2^64 is read as a double, and so is 1e20: from 2^53 on
+// it has lost digits, so it must be written as a string.
+void refuse_lost_digits(const nlohmann::json& v, const char* what, const std::string& field) {
+  if (v.is_number_float() && std::abs(v.get<double>()) >= 9007199254740992.0) {
+    throw LineFailure{0, std::string(what) + " " + v.dump() + " in field \"" + field +
+                             "\" is too large for a JSON number to keep its digits; write it as a string"};
+  }
+}
+
 }  // namespace
 
 TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, const TextReadOptions& options) {
@@ -162,12 +171,8 @@ TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, c
       if (l->get_ref<const std::string&>().empty()) throw LineFailure{0, "empty label in field \"" + options.label_field + "\""};
       label = label_or_throw(l->get_ref<const std::string&>(), 0);
     } else if (l->is_number()) {
-      // An integer past 2^53 read as a JSON number lost digits (two such labels
-      // could become one class): it must be written as a string.
-      if (l->is_number_float() && std::abs(l->get<double>()) >= 9007199254740992.0) {
-        throw LineFailure{0, "label " + l->dump() + " in field \"" + options.label_field +
-                                 "\" is too large for a JSON number to keep its digits; write it as a string"};
-      }
+      // Two such labels could become one class.
+      refuse_lost_digits(*l, "label", options.label_field);
       label = label_or_throw(l->dump(), 0);
     } else {
       throw LineFailure{0, "field \"" + options.label_field + "\" must be a string or a number, found " + l->type_name()};
@@ -176,7 +181,10 @@ TextCorpus parse_jsonl_corpus(std::string_view bytes, const std::string& name, c
       auto id = j.find(options.id_field);
       if (id == j.end() || id->is_null()) throw LineFailure{0, "missing id field \"" + options.id_field + "\""};
       if (id->is_string()) c.ids.push_back(id->get<std::string>());
-      else if (id->is_number()) c.ids.push_back(id->dump());
+      else if (id->is_number()) {
+        refuse_lost_digits(*id, "id", options.id_field);  // two records would print one id
+        c.ids.push_back(id->dump());
+      }
       else throw LineFailure{0, "field \"" + options.id_field + "\" must be a string or a number, found " + id->type_name()};
       if (has_control_character(c.ids.back())) {  // predict prints ids as its first tab-separated column
         throw LineFailure{0, "id field \"" + options.id_field +
