@@ -84,7 +84,12 @@ class FileBytes {
       }
       InputStream in(path);  // decompresses gzip itself
       try {
-        while (in.read(owned_, std::size_t{1} << 26, false) > 0) {
+        // NUL bytes never occur in text: /dev/zero or a binary stream is
+        // refused as it arrives, not once memory runs out.
+        for (std::size_t before = 0; in.read(owned_, std::size_t{1} << 26, false) > 0; before = owned_.size()) {
+          if (std::memchr(owned_.data() + before, '\0', owned_.size() - before) != nullptr) {
+            throw InputError(in.name() + ": binary data (NUL bytes), not text");
+          }
         }
       } catch (const std::bad_alloc&) {  // a gzip bomb on a pipe, or more text than this process may hold
         throw InputError(in.name() + ": its text does not fit in memory (more than " +

@@ -59,6 +59,13 @@ bool durable_commits() {
 
 void disarm_cleanup(int slot) { temp_files.release(slot); }
 
+// The signals whose default action ends the process, that a user or the
+// system sends to stop a job: Ctrl-C, kill, a closed terminal, Ctrl-\\,
+// timeout -s, ulimit -t / -f, a reader gone from a pipe. Their handler
+// removes the temporary files, then the signal takes its default action.
+constexpr int kCleanupSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1, SIGUSR2,
+                                   SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGPIPE};
+
 extern "C" void remove_temp_files_and_reraise(int sig) {
   const int saved_errno = errno;
   remove_temp_files_now();
@@ -81,7 +88,7 @@ void remove_temp_files_now() noexcept {
 }
 
 void remove_temp_files_on_signals() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (int sig : kCleanupSignals) {
     if (!at_default_action(sig)) continue;  // e.g. ignored under nohup
     struct sigaction sa{};
     sa.sa_handler = remove_temp_files_and_reraise;
@@ -121,6 +128,7 @@ mode_t default_file_mode() {
 // The descriptor a path names when it is one of this process's own
 // (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1.
 int inherited_descriptor(const std::string& path) {
+  if (path == "/dev/stdin") return STDIN_FILENO;  // read-only where it is data: refused as an output
   if (path == "/dev/stdout") return STDOUT_FILENO;
   if (path == "/dev/stderr") return STDERR_FILENO;
   for (const std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/")}) {
@@ -212,7 +220,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
   // signals blocked in this thread (see the slot comment above for the others).
   sigset_t cleanup_signals, previous;
   sigemptyset(&cleanup_signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&cleanup_signals, sig);
+  for (int sig : kCleanupSignals) sigaddset(&cleanup_signals, sig);
   ::pthread_sigmask(SIG_BLOCK, &cleanup_signals, &previous);
   const int slot = temp_files.claim();
   fd_ = ::mkstemp(name.data());
@@ -345,13 +353,34 @@ void OutputFile::commit() {
 
 void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& inputs) {
   struct stat o{};
-  if (out.empty() || out == "-" || ::stat(out.c_str(), &o) != 0 || !S_ISREG(o.st_mode)) return;
+  if (out.empty() || out == "-" || inherited_descriptor(out) >= 0 || ::stat(out.c_str(), &o) != 0 ||
+      !S_ISREG(o.st_mode)) {
+    return;
+  }
+  // Descriptor fd open on the output's very file.
+  const auto same_as_descriptor = [&](int fd) {
+    struct stat d{};
+    return ::fstat(fd, &d) == 0 && S_ISREG(d.st_mode) && d.st_dev == o.st_dev && d.st_ino == o.st_ino;
+  };
   for (const auto& [what, path] : inputs) {
+    if (path->empty()) continue;
+    if (*path == "-") {  // `pegasos train - m.svm < m.svm`
+      if (same_as_descriptor(STDIN_FILENO)) {
+        throw InputError(out + ": the output is " + what + " (standard input); refusing to overwrite it");
+      }
+      continue;
+    }
     struct stat i{};
-    if (path->empty() || *path == "-" || ::stat(path->c_str(), &i) != 0) continue;
+    if (::stat(path->c_str(), &i) != 0) continue;
     if (i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
       throw InputError(out + ": the output is " + what + " (" + *path + "); refusing to overwrite it");
     }
+  }
+  // `eval M D --json r.out > r.out`: the report printed to standard output
+  // would go to the file the rename replaces, and be lost.
+  if (same_as_descriptor(STDOUT_FILENO)) {
+    throw InputError(out + ": the output is also standard output's file; refusing to replace it (write the "
+                           "output elsewhere, or name it - to write it to standard output)");
   }
 }
 

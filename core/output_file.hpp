@@ -129,7 +129,9 @@ bool standard_error_failed();
 // closing it means "no diagnostics", not "fail".
 void reserve_standard_descriptors();
 
-// Install handlers for SIGINT, SIGTERM and SIGHUP that unlink the temporary
+// Install handlers for SIGINT, SIGTERM, SIGHUP and the other signals that
+// stop a job by default (SIGQUIT, SIGUSR1/2, SIGALRM, SIGXCPU, SIGXFSZ,
+// SIGVTALRM, SIGPROF, SIGPIPE) that unlink the temporary
 // files of outputs being written, then re-raise the signal with its default
 // action (so the exit status still says "killed by signal"). Signals whose
 // handler is not the default (e.g. ignored) are left alone. Call once, early

@@ -166,6 +166,13 @@ void predict_lines(InputStream& in, const std::string& path, const ModelReader& 
         throw InputError(in.name() + ": format " + opt.format + " needs a file or folder name, not a stream");
       }
     }
+    // NUL bytes never occur in text (/dev/zero would grow one endless line).
+    if (const void* nul = std::memchr(buf.data() + scanned, '\0', buf.size() - scanned)) {
+      const auto at = static_cast<std::size_t>(static_cast<const char*>(nul) - buf.data());
+      throw InputError(in.name() + ":" +
+                       std::to_string(next_line + static_cast<std::size_t>(std::count(buf.begin(), buf.begin() + at, '\n'))) +
+                       ": binary data (NUL bytes), not text");
+    }
     std::size_t cut = buf.size();
     if (!end) {
       if (const void* nl = ::memrchr(buf.data() + scanned, '\n', buf.size() - scanned)) {

@@ -139,6 +139,42 @@ for trap_pipe in no yes; do
   [ -s head.err ] && fail "closed pipe (SIGPIPE ignored: $trap_pipe) printed: $(cat head.err)"
 done
 
+# An output that is the very file behind standard input or output: refused
+# (exit 2) before anything is replaced, the file intact.
+refused() {  # WHAT FILE CMD...: exit 2 and FILE unchanged
+  local what=$1 file=$2
+  shift 2
+  cp "$file" before.copy
+  "$@"
+  local code=$?
+  [ $code -eq 2 ] || fail "$what: exit $code, not 2"
+  cmp -s "$file" before.copy || fail "$what: $file was replaced"
+}
+cp d.svm in.svm
+refused "train - in.svm < in.svm" in.svm sh -c '"$0" train -q - in.svm < in.svm 2> /dev/null' "$P"
+refused "predict m - -o in.svm < in.svm" in.svm sh -c '"$0" predict m.json - -o in.svm < in.svm 2> /dev/null' "$P"
+refused "train d /dev/stdin < in.svm" in.svm sh -c '"$0" train -q d.svm /dev/stdin < in.svm 2> /dev/null' "$P"
+echo kept > report.out
+refused "eval --json report.out > report.out" report.out \
+  sh -c '"$0" eval m.json d.svm --json report.out >> report.out 2> /dev/null' "$P"
+echo hi | "$P" train -q d.svm /dev/stdin 2> /dev/null && fail "train into /dev/stdin on a pipe exited 0"
+# NUL bytes: refused as they arrive, not once memory runs out.
+for cmd in "train -q /dev/zero z.json" "predict m.json /dev/zero" "predict m.json -"; do
+  timeout 30 "$P" $cmd < /dev/zero > /dev/null 2> zero.err
+  code=$?
+  [ $code -eq 2 ] || fail "$cmd on NUL bytes: exit $code, not 2"
+  grep -q "binary data (NUL bytes)" zero.err || fail "$cmd on NUL bytes said: $(cat zero.err)"
+done
+# Signals that stop a job besides INT/TERM/HUP leave no temporary file and
+# the old output intact.
+for i in $(seq 300); do cat d.svm; done > big.svm
+for sig in QUIT USR1 XCPU; do
+  echo old > sig.out
+  timeout -s $sig 0.3 "$P" predict m.json big.svm -o sig.out 2> /dev/null
+  [ "$(cat sig.out)" = old ] || fail "SIG$sig: the old output was replaced"
+  ls sig.out.tmp-* > /dev/null 2>&1 && fail "SIG$sig left a temporary file"
+done
+
 # --line-buffered: each line is answered before the next is written.
 mkfifo live.fifo
 timeout 60 "$P" predict m.json live.fifo --line-buffered > live.out &
