@@ -292,6 +292,22 @@ TEST_CASE("eval --max-fpr on a multiclass model and run --output over a file are
   CHECK(r.code == 2);
   CHECK(r.err.find("afile: cannot create the output folder: Not a directory") != std::string::npos);
   CHECK(r.err.find("internal error") == std::string::npos);
+  // Outputs that cannot be written at the end are refused before the first
+  // run: the journal of an earlier run stays as it was.
+  const std::string out = dir.file("out");
+  REQUIRE(pegasos_run(dir, "run --quiet " + q(experiment) + " --output " + q(out)).code == 0);
+  const std::string journal = testutil::read_text(out + "/runs.jsonl");
+  for (const std::string& blocked : {std::string("best_model.json"), std::string("plots")}) {
+    std::filesystem::remove_all(out + "/" + blocked);
+    if (blocked == "plots") testutil::write_text(out + "/plots", "");
+    else std::filesystem::create_directories(out + "/" + blocked);
+    const Run b = pegasos_run(dir, "run --quiet " + q(experiment) + " --output " + q(out));
+    INFO(b.err);
+    CHECK(b.code == 2);
+    CHECK(b.err.find(blocked) != std::string::npos);
+    CHECK(testutil::read_text(out + "/runs.jsonl") == journal);
+    std::filesystem::remove_all(out + "/" + blocked);
+  }
 }
 
 TEST_CASE("predict and eval check a CSV file's columns against the CSV model's", "[cli][habits]") {

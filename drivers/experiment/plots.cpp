@@ -409,17 +409,19 @@ std::vector<std::string> write_plots(const PlotSet& plots, const std::string& di
   make_output_directory(dir);
   for (const auto& [name, content] : plots.files) write_output((fs::path(dir) / name).string(), content);
   const std::string program = find_program(gnuplot);
+  // A folder named -res would be read by cd as an option.
+  const std::string cd_dir = shell_quote(!dir.empty() && dir[0] == '-' ? "./" + dir : dir);
   if (program.empty()) {
     if (!quiet) {
       std::fprintf(stderr,
                    "gnuplot not found (Debian package gnuplot-nox): the plot scripts are in %s; draw them with\n"
                    "  cd %s && for f in *.gp; do gnuplot \"$f\"; done\n",
-                   dir.c_str(), shell_quote(dir).c_str());
+                   dir.c_str(), cd_dir.c_str());
     }
     return images;
   }
   for (const PlotFile& p : plots.scripts) {
-    const std::string command = "cd " + shell_quote(dir) + " && " + shell_quote(program) + " -e \"prefix='.tmp-'\" " +
+    const std::string command = "cd " + cd_dir + " && " + shell_quote(program) + " -e \"prefix='.tmp-'\" " +
                                 shell_quote(p.script) + " >/dev/null 2>.tmp-gnuplot.log";
     const int status = std::system(command.c_str());
     for (const std::string& image : p.images) {

@@ -342,6 +342,20 @@ void refuse_outputs_over_inputs(const Experiment& e, const std::string& output_d
   }
 }
 
+// The files written at the end, checked before the first run (a folder
+// named best_model.json, or a file named plots, failed after hours of runs):
+// exit 2 with the journal untouched.
+void check_outputs_writable(const Experiment& e, const std::string& output_dir) {
+  for (const char* name : {"best_model.json", "results.csv", "results_no_timing.json", "results.json", "runs.jsonl"}) {
+    check_output_creatable((fs::path(output_dir) / name).string());
+  }
+  std::error_code ec;
+  const fs::path plots = fs::path(output_dir) / "plots";
+  if (e.plots && fs::exists(fs::symlink_status(plots, ec)) && !fs::is_directory(plots, ec)) {
+    throw InputError(plots.string() + ": cannot create the output folder: a file of that name is in the way");
+  }
+}
+
 }  // namespace
 
 json run_experiment(const Experiment& e, const RunOptions& options) {
@@ -367,6 +381,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
   results["experiment"] = experiment_record(e, data);
   // From here on the folder exists and holds the journal: each finished run is kept.
   make_output_directory(output_dir);
+  check_outputs_writable(e, output_dir);
   RunJournal journal((fs::path(output_dir) / "runs.jsonl").string(),
                      experiment_fingerprint(results["experiment"], data), e.name, total, options.resume, options.quiet);
   const Sweep sweep = run_sweep(e, data, specs, total, journal, options.quiet, origin);
