@@ -234,8 +234,13 @@ OutputFile::OutputFile(const std::string& path) : path_(path), name_(path) {
     // (`train d.svm /proc/version` said "No such file or directory" of a
     // path that exists).
     const std::string folder = std::filesystem::path(path_).parent_path().string();
-    throw InputError(path + ": cannot create output file (a temporary file in " +
-                     (folder.empty() ? std::string(".") : folder) + " renamed over it): " + std::strerror(mkstemp_errno));
+    const std::string message = path + ": cannot create output file (a temporary file in " +
+                                (folder.empty() ? std::string(".") : folder) + " renamed over it): " +
+                                std::strerror(mkstemp_errno);
+    // A full disk or an I/O error is the system's failure, exit 1 as when a
+    // write hits it; a path that cannot hold a file is the user's, exit 2.
+    if (mkstemp_errno == ENOSPC || mkstemp_errno == EDQUOT || mkstemp_errno == EIO) throw OutputError(message);
+    throw InputError(message);
   }
 }
 
