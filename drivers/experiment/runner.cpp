@@ -299,6 +299,10 @@ void report_done(const Experiment& e, std::size_t runs, double seconds, const st
   for (const auto& i : images) std::fprintf(stderr, "plot: %s\n", i.c_str());
 }
 
+// The files run writes into its folder.
+constexpr const char* kOutputFiles[] = {"best_model.json", "results.csv", "results_no_timing.json", "results.json",
+                                        "runs.jsonl"};
+
 // The files run writes into its folder must not be any of its inputs (`run
 // e.json -o dir` with dir/results.csv as the data replaced the data with the
 // results table): exit 2 before anything is read or written. Inputs: the
@@ -313,7 +317,7 @@ void refuse_outputs_over_inputs(const Experiment& e, const std::string& output_d
     inputs.push_back({"a warm start's model", &p.config.init_model});
     inputs.push_back({"a weights file", &p.config.weights_file});
   }
-  for (const char* name : {"best_model.json", "results.csv", "results_no_timing.json", "results.json", "runs.jsonl"}) {
+  for (const char* name : kOutputFiles) {
     refuse_overwriting((fs::path(output_dir) / name).string(), inputs);
   }
   std::error_code ec;
@@ -346,7 +350,7 @@ void refuse_outputs_over_inputs(const Experiment& e, const std::string& output_d
 // named best_model.json, or a file named plots, failed after hours of runs):
 // exit 2 with the journal untouched.
 void check_outputs_writable(const Experiment& e, const std::string& output_dir) {
-  for (const char* name : {"best_model.json", "results.csv", "results_no_timing.json", "results.json", "runs.jsonl"}) {
+  for (const char* name : kOutputFiles) {
     check_output_creatable((fs::path(output_dir) / name).string());
   }
   std::error_code ec;
