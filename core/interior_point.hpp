@@ -61,6 +61,8 @@ class InteriorPointSolver {
     dxi_.assign(n_, 0.0);
     M_.resize(static_cast<Eigen::Index>(m_), static_cast<Eigen::Index>(m_));
     sparse_ = sums_sparse_normal_matrix(pr);
+    if (sparse_) cache_sparse_rows();
+    has_columns_ = interior_point_detail::make_feature_columns(pr, columns_);
     outer_ = sums_outer_normal_matrix(pr);
   }
 
@@ -81,7 +83,7 @@ class InteriorPointSolver {
       }
       const double mu = residuals();
       InteriorPointResult now;
-      interior_point_detail::certify<kK, kJ>(pr_, alpha_, now, cz_, cS_, cat_);
+      interior_point_detail::certify<kK, kJ>(pr_, alpha_, now, cz_, cS_, cat_, columns());
       const double gap = now.primal - now.dual;
       now.certified = gap <= target * std::abs(now.primal);
       if (std::isfinite(gap) && !(best.primal - best.dual <= gap)) best = std::move(now);
@@ -99,6 +101,7 @@ class InteriorPointSolver {
   std::size_t K() const { return kK != 0 ? kK : K_; }
   std::size_t J() const { return kJ != 0 ? kJ : J_; }
   bool live(std::size_t i) const { return pr_.U[i] > 0.0; }
+  const interior_point_detail::FeatureColumns* columns() const { return has_columns_ ? &columns_ : nullptr; }
 
   // w = 0, ξ_i one above its largest b_ij (slacks ≥ 1), α_ij = U_i/J.
   void start() {
@@ -137,7 +140,7 @@ class InteriorPointSolver {
       }
     }
     rw_ = w_;
-    ip::scatter<kK>(pr_, z_, rw_.data());
+    ip::scatter<kK>(pr_, z_, rw_.data(), columns());
     return mu / static_cast<double>(live_);
   }
 
@@ -180,43 +183,92 @@ class InteriorPointSolver {
     return cholesky();
   }
 
+  // Row i as the sparse sum reads it: its indices and values (as double)
+  // with the bias feature appended; returns their count.
+  std::size_t sparse_row(std::size_t i, std::uint32_t* idx, double* val) const {
+    const RowView x = pr_.data->row(i);
+    for (std::uint32_t p = 0; p < x.nnz; ++p) {
+      idx[p] = x.indices[p];
+      val[p] = static_cast<double>(x.values[p]);
+    }
+    if (pr_.B == 0.0) return x.nnz;
+    idx[x.nnz] = static_cast<std::uint32_t>(pr_.data->dimension);
+    val[x.nnz] = pr_.B;
+    return x.nnz + std::size_t{1};
+  }
+
+  // The rows as the sparse sum reads them at every step, made once where
+  // they are at most InteriorPointProblem::copy_nnz non-zeros (else
+  // row_idx_ and row_val_ hold one row at a time): each row's indices and
+  // values, and whether its indices increase (every reader's order; the bias
+  // comes last).
+  void cache_sparse_rows() {
+    std::size_t longest = 0, total = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const std::size_t m = pr_.data->row(i).nnz + (pr_.B != 0.0 ? 1 : 0);
+      longest = std::max(longest, m);
+      total += m;
+    }
+    if (total > pr_.copy_nnz) {
+      row_idx_.resize(longest);
+      row_val_.resize(longest);
+      return;
+    }
+    row_start_.assign(n_ + 1, 0);
+    row_idx_.resize(total);
+    row_val_.resize(total);
+    row_increasing_.assign(n_, 0);
+    for (std::size_t i = 0; i < n_; ++i) {
+      std::uint32_t* idx = row_idx_.data() + row_start_[i];
+      const std::size_t m = sparse_row(i, idx, row_val_.data() + row_start_[i]);
+      row_start_[i + 1] = row_start_[i] + m;
+      row_increasing_[i] = std::adjacent_find(idx, idx + m, [](std::uint32_t u, std::uint32_t v) { return u >= v; }) ==
+                           idx + m;
+    }
+  }
+
   // M = I + Σ_i M_i ⊗ x̃_i x̃_iᵀ, each row's products added where they fall
   // (the lower triangle; the rows' index order does not matter).
   void sparse_normal_matrix() {
-    const std::size_t r = pr_.rows(), dim = pr_.data->dimension;
+    const std::size_t r = pr_.rows();
+    const auto ld = static_cast<std::size_t>(M_.outerStride());
     std::vector<double> Mi(K() * K());
-    std::vector<std::uint32_t> idx;
-    std::vector<double> val;
     M_.setIdentity();
+    double* const M = M_.data();
     for (std::size_t i = 0; i < n_; ++i) {
       if (!live(i)) continue;
       example_weights(i, Mi);
-      const RowView x = pr_.data->row(i);
-      idx.assign(x.indices, x.indices + x.nnz);
-      val.assign(x.values, x.values + x.nnz);
-      if (pr_.B != 0.0) {
-        idx.push_back(static_cast<std::uint32_t>(dim));
-        val.push_back(pr_.B);
+      const std::uint32_t* idx = nullptr;
+      const double* val = nullptr;
+      std::size_t m = 0;
+      bool increasing = false;
+      if (!row_start_.empty()) {
+        idx = row_idx_.data() + row_start_[i];
+        val = row_val_.data() + row_start_[i];
+        m = row_start_[i + 1] - row_start_[i];
+        increasing = row_increasing_[i] != 0;
+      } else {
+        m = sparse_row(i, row_idx_.data(), row_val_.data());
+        idx = row_idx_.data();
+        val = row_val_.data();
+        increasing = std::adjacent_find(idx, idx + m, [](std::uint32_t u, std::uint32_t v) { return u >= v; }) == idx + m;
       }
-      // Rows in increasing index order (every reader's, and the bias last):
-      // the lower triangle of a diagonal block is the pairs a >= b, with no
-      // test per pair (the same products added in the same order).
-      const bool increasing = std::adjacent_find(idx.begin(), idx.end(), [](std::uint32_t u, std::uint32_t v) {
-                                return u >= v;
-                              }) == idx.end();
+      // Rows in increasing index order: the lower triangle of a diagonal
+      // block is the pairs a >= b, with no test per pair (the same products
+      // added in the same order).
       for (std::size_t k = 0; k < K(); ++k) {
         for (std::size_t l = 0; l <= k; ++l) {
           const double c = k == l ? std::max(Mi[k * K() + l], 0.0) : Mi[k * K() + l];
           if (c == 0.0) continue;
-          const auto row0 = static_cast<Eigen::Index>(k * r), col0 = static_cast<Eigen::Index>(l * r);
-          for (std::size_t b = 0; b < idx.size(); ++b) {
+          double* const block = M + l * r * ld + k * r;  // block (k, l): rows k·r.., columns l·r..
+          for (std::size_t b = 0; b < m; ++b) {
             const double cb = c * val[b];
-            double* column = &M_.coeffRef(row0, col0 + static_cast<Eigen::Index>(idx[b]));
+            double* const column = block + idx[b] * ld;
             if (k == l && increasing) {
-              for (std::size_t a = b; a < idx.size(); ++a) column[idx[a]] += cb * val[a];
+              for (std::size_t a = b; a < m; ++a) column[idx[a]] += cb * val[a];
               continue;
             }
-            for (std::size_t a = 0; a < idx.size(); ++a) {
+            for (std::size_t a = 0; a < m; ++a) {
               if (k == l && idx[a] < idx[b]) continue;  // the upper triangle: never read
               column[idx[a]] += cb * val[a];
             }
@@ -348,7 +400,7 @@ class InteriorPointSolver {
       for (std::size_t k = 0; k < K(); ++k) q[i * K() + k] -= ubar_[i * K() + k] * rxi_[i];
     }
     Eigen::VectorXd rhs = -rw_;
-    ip::scatter<kK>(pr_, q, rhs.data());
+    ip::scatter<kK>(pr_, q, rhs.data(), columns());
     dw_ = pivoted_ ? Eigen::VectorXd(ldlt_.solve(rhs)) : Eigen::VectorXd(llt_.solve(rhs));
     ip::scores<kK>(pr_, dw_.data(), S_);
     ip::constraint_values<kK, kJ>(pr_, S_, at_);  // a_ijᵀ Δw
@@ -451,6 +503,12 @@ class InteriorPointSolver {
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_;
   bool pivoted_ = false, sparse_ = false, outer_ = false;
+  std::vector<std::size_t> row_start_;  // cache_sparse_rows()
+  std::vector<std::uint32_t> row_idx_;
+  std::vector<double> row_val_;
+  std::vector<char> row_increasing_;
+  interior_point_detail::FeatureColumns columns_;  // the data by feature, for scatter()
+  bool has_columns_ = false;
 };
 
 // Solve to a certified relative gap `target` or `max_iterations` Newton

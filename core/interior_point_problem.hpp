@@ -33,8 +33,15 @@ namespace pegasos {
 // Crammer–Singer problem, r = 17, K = 26: 30% less time), else dense blocks.
 enum class NormalMatrix { kAuto, kDense, kSparse, kOuter };
 
+// The most non-zeros the solver copies into by-feature columns (scatter()) and
+// the sparse sum's rows: 64 MB of columns at most.
+inline constexpr std::size_t kMaxColumnsNnz = std::size_t{1} << 23;
+
 struct InteriorPointProblem {
   NormalMatrix normal_matrix = NormalMatrix::kAuto;
+  // Above this many non-zeros the solver reads the rows as they are (the same
+  // sums in the same order, only slower); tests set 0 to compare the two.
+  std::size_t copy_nnz = kMaxColumnsNnz;
   const Dataset* data = nullptr;
   double B = 0.0;        // the bias feature's value (0: no bias feature)
   std::size_t K = 1, J = 2;
@@ -85,13 +92,33 @@ inline bool sums_outer_normal_matrix(const InteriorPointProblem& pr) {
 
 namespace interior_point_detail {
 
-// S[i·K + k] = w_k · x̃_i.
+// S[i·K + k] = w_k · x̃_i. For K = 1 two rows at a time: each row's sum is
+// taken in its own order, the two chains of additions interleaved (four
+// measured no faster).
 template <std::size_t kK = 0>
 inline void scores(const InteriorPointProblem& pr, const double* w, std::vector<double>& S) {
   const Dataset& data = *pr.data;
   const std::size_t n = data.size(), K = kK != 0 ? kK : pr.K, r = pr.rows(), dim = data.dimension;
   S.assign(n * K, 0.0);
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t i = 0;
+  if constexpr (kK == 1) {
+    const double start = pr.B != 0.0 ? w[dim] * pr.B : 0.0;
+    for (; i + 1 < n; i += 2) {
+      const RowView x = data.row(i), y = data.row(i + 1);
+      double s = start, t = start;
+      const std::uint32_t both = std::min(x.nnz, y.nnz);
+      std::uint32_t j = 0;
+      for (; j < both; ++j) {
+        s += static_cast<double>(x.values[j]) * w[x.indices[j]];
+        t += static_cast<double>(y.values[j]) * w[y.indices[j]];
+      }
+      for (std::uint32_t a = j; a < x.nnz; ++a) s += static_cast<double>(x.values[a]) * w[x.indices[a]];
+      for (std::uint32_t a = j; a < y.nnz; ++a) t += static_cast<double>(y.values[a]) * w[y.indices[a]];
+      S[i] = s;
+      S[i + 1] = t;
+    }
+  }
+  for (; i < n; ++i) {
     const RowView x = data.row(i);
     for (std::size_t k = 0; k < K; ++k) {
       const double* wk = w + k * r;
@@ -102,11 +129,97 @@ inline void scores(const InteriorPointProblem& pr, const double* w, std::vector<
   }
 }
 
-// out += Σ_i z_i ⊗ x̃_i  (z: n × K).
+// The data by feature (the transpose of its rows: for each feature, the rows
+// where it is non-zero, in row order, and its values there), for scatter():
+// made once per solve, where it is at most InteriorPointProblem::copy_nnz
+// non-zeros.
+struct FeatureColumns {
+  std::vector<std::size_t> start;  // dimension + 1
+  std::vector<std::uint32_t> row;
+  std::vector<float> value;
+};
+inline bool make_feature_columns(const InteriorPointProblem& pr, FeatureColumns& c) {
+  const Dataset& data = *pr.data;
+  const std::size_t n = data.size(), dim = data.dimension, nnz = data.nnz();
+  if (nnz > pr.copy_nnz || n > std::numeric_limits<std::uint32_t>::max()) return false;
+  c.start.assign(dim + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const RowView x = data.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) ++c.start[x.indices[j] + 1];
+  }
+  for (std::size_t f = 0; f < dim; ++f) c.start[f + 1] += c.start[f];
+  c.row.resize(nnz);
+  c.value.resize(nnz);
+  std::vector<std::size_t> at(c.start.begin(), c.start.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const RowView x = data.row(i);
+    for (std::uint32_t j = 0; j < x.nnz; ++j) {
+      const std::size_t p = at[x.indices[j]]++;
+      c.row[p] = static_cast<std::uint32_t>(i);
+      c.value[p] = x.values[j];
+    }
+  }
+  return true;
+}
+
+// out += Σ_i z_i ⊗ x̃_i  (z: n × K). With the data by feature (`columns`),
+// each output is summed in a register over its rows in row order: the same
+// additions in the same order as row by row, without a store and reload of
+// the output between rows (one-hot data: consecutive rows hit the same few).
 template <std::size_t kK = 0>
-inline void scatter(const InteriorPointProblem& pr, const std::vector<double>& z, double* out) {
+inline void scatter(const InteriorPointProblem& pr, const std::vector<double>& z, double* out,
+                    const FeatureColumns* columns = nullptr) {
   const Dataset& data = *pr.data;
   const std::size_t n = data.size(), K = kK != 0 ? kK : pr.K, r = pr.rows(), dim = data.dimension;
+  if (columns != nullptr) {
+    const std::uint32_t* row = columns->row.data();
+    const float* value = columns->value.data();
+    for (std::size_t k = 0; k < K; ++k) {
+      double* ok = out + k * r;
+      // Two features at a time: two independent chains of additions (four
+      // measured no faster).
+      std::size_t f = 0;
+      for (; f + 1 < dim; f += 2) {
+        std::size_t p = columns->start[f], q = columns->start[f + 1];
+        const std::size_t p_end = q, q_end = columns->start[f + 2];
+        double a = ok[f], b = ok[f + 1];
+        for (; p < p_end && q < q_end; ++p, ++q) {
+          const double cp = z[row[p] * K + k], cq = z[row[q] * K + k];
+          if (cp != 0.0) a += cp * static_cast<double>(value[p]);
+          if (cq != 0.0) b += cq * static_cast<double>(value[q]);
+        }
+        for (; p < p_end; ++p) {
+          const double c = z[row[p] * K + k];
+          if (c != 0.0) a += c * static_cast<double>(value[p]);
+        }
+        for (; q < q_end; ++q) {
+          const double c = z[row[q] * K + k];
+          if (c != 0.0) b += c * static_cast<double>(value[q]);
+        }
+        ok[f] = a;
+        ok[f + 1] = b;
+      }
+      for (; f < dim; ++f) {
+        double a = ok[f];
+        for (std::size_t p = columns->start[f]; p < columns->start[f + 1]; ++p) {
+          const double c = z[row[p] * K + k];
+          if (c != 0.0) a += c * static_cast<double>(value[p]);
+        }
+        ok[f] = a;
+      }
+    }
+    if (pr.B != 0.0) {
+      for (std::size_t k = 0; k < K; ++k) {
+        double acc = out[k * r + dim];
+        for (std::size_t i = 0; i < n; ++i) {
+          const double c = z[i * K + k];
+          if (c != 0.0) acc += c * pr.B;
+        }
+        out[k * r + dim] = acc;
+      }
+    }
+    return;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const RowView x = data.row(i);
     for (std::size_t k = 0; k < K; ++k) {
@@ -138,7 +251,8 @@ inline void constraint_values(const InteriorPointProblem& pr, const std::vector<
 // w(α), P(w(α)) and D(α).
 template <std::size_t kK = 0, std::size_t kJ = 0>
 inline void certify(const InteriorPointProblem& pr, const std::vector<double>& alpha, InteriorPointResult& out,
-                    std::vector<double>& z, std::vector<double>& S, std::vector<double>& at) {
+                    std::vector<double>& z, std::vector<double>& S, std::vector<double>& at,
+                    const FeatureColumns* columns = nullptr) {
   const std::size_t n = pr.data->size(), K = kK != 0 ? kK : pr.K, J = kJ != 0 ? kJ : pr.J;
   std::vector<double> a(alpha.size());
   z.assign(n * K, 0.0);
@@ -156,7 +270,7 @@ inline void certify(const InteriorPointProblem& pr, const std::vector<double>& a
     }
   }
   std::vector<double> w(pr.unknowns(), 0.0);
-  scatter<kK>(pr, z, w.data());
+  scatter<kK>(pr, z, w.data(), columns);
   scores<kK>(pr, w.data(), S);
   constraint_values<kK, kJ>(pr, S, at);
   double sq = 0.0;

@@ -87,6 +87,7 @@ inline InteriorPointProblem restricted(const InteriorPointProblem& pr, const Dat
   const std::size_t J = pr.J, K = pr.K;
   InteriorPointProblem out;
   out.normal_matrix = pr.normal_matrix;
+  out.copy_nnz = pr.copy_nnz;
   out.data = &sub;
   out.B = pr.B;
   out.K = K;
