@@ -3,10 +3,11 @@
 // binary SDCA costs on small, badly conditioned data (issue 21's tiny sets,
 // where a C = 10 run's training is mostly this solve).
 //
-//   build/ipm_speed FILE C [REPEATS]
+//   build/ipm_speed FILE C [REPEATS [cs]]
 //
 // Class id 1 (the larger of two labels) is +1, costs 1, the constant feature
-// B = 1, lambda = 1/(C n). Prints the Newton steps, the best of REPEATS solves
+// B = 1, lambda = 1/(C n); with "cs" the Crammer–Singer problem of all the
+// file's classes instead. Prints the Newton steps, the best of REPEATS solves
 // in ms, the certified gap, and a checksum of α (equal for equal results, so
 // two builds can be compared bit for bit).
 #include <chrono>
@@ -24,7 +25,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s FILE C [REPEATS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s FILE C [REPEATS [cs]]\n", argv[0]);
     return 2;
   }
   try {
@@ -35,8 +36,11 @@ int main(int argc, char** argv) {
     std::vector<double> signed_cost(n), offset(n, 0.0);
     for (std::size_t i = 0; i < n; ++i) signed_cost[i] = data.labels[i] == 1 ? 1.0 : -1.0;
     const double lambda_n = 1.0 / C;
+    // "cs": the Crammer–Singer problem of all the file's classes (U_i = C).
+    const bool cs = argc > 4 && std::strcmp(argv[4], "cs") == 0;
     const pegasos::InteriorPointProblem pr =
-        pegasos::binary_interior_point_problem(data, 1.0, lambda_n, signed_cost, offset);
+        cs ? pegasos::crammer_singer_interior_point_problem(data, 1.0, data.classes.size(), std::vector<double>(n, C))
+           : pegasos::binary_interior_point_problem(data, 1.0, lambda_n, signed_cost, offset);
     double best = 1e300;
     pegasos::InteriorPointResult r;
     for (int k = 0; k < repeats; ++k) {
