@@ -197,6 +197,10 @@ class InteriorPointSolver {
     return x.nnz + std::size_t{1};
   }
 
+  static bool increasing_indices(const std::uint32_t* idx, std::size_t m) {
+    return std::adjacent_find(idx, idx + m, [](std::uint32_t u, std::uint32_t v) { return u >= v; }) == idx + m;
+  }
+
   // The rows as the sparse sum reads them at every step, made once where
   // they are at most InteriorPointProblem::copy_nnz non-zeros (else
   // row_idx_ and row_val_ hold one row at a time): each row's indices and
@@ -222,8 +226,7 @@ class InteriorPointSolver {
       std::uint32_t* idx = row_idx_.data() + row_start_[i];
       const std::size_t m = sparse_row(i, idx, row_val_.data() + row_start_[i]);
       row_start_[i + 1] = row_start_[i] + m;
-      row_increasing_[i] = std::adjacent_find(idx, idx + m, [](std::uint32_t u, std::uint32_t v) { return u >= v; }) ==
-                           idx + m;
+      row_increasing_[i] = increasing_indices(idx, m);
     }
   }
 
@@ -251,7 +254,7 @@ class InteriorPointSolver {
         m = sparse_row(i, row_idx_.data(), row_val_.data());
         idx = row_idx_.data();
         val = row_val_.data();
-        increasing = std::adjacent_find(idx, idx + m, [](std::uint32_t u, std::uint32_t v) { return u >= v; }) == idx + m;
+        increasing = increasing_indices(idx, m);
       }
       // Rows in increasing index order: the lower triangle of a diagonal
       // block is the pairs a >= b, with no test per pair (the same products

@@ -33,8 +33,9 @@ namespace pegasos {
 // Crammer–Singer problem, r = 17, K = 26: 30% less time), else dense blocks.
 enum class NormalMatrix { kAuto, kDense, kSparse, kOuter };
 
-// The most non-zeros the solver copies into by-feature columns (scatter()) and
-// the sparse sum's rows: 64 MB of columns at most.
+// The most non-zeros the solver copies into by-feature columns (scatter(), 8
+// bytes a non-zero: 64 MB at most) and the sparse sum's rows (12 bytes a
+// non-zero with the bias: 96 MB at most).
 inline constexpr std::size_t kMaxColumnsNnz = std::size_t{1} << 23;
 
 struct InteriorPointProblem {
@@ -176,6 +177,11 @@ inline void scatter(const InteriorPointProblem& pr, const std::vector<double>& z
     const float* value = columns->value.data();
     for (std::size_t k = 0; k < K; ++k) {
       double* ok = out + k * r;
+      // Entry p of a column added to its output's sum (rows of z = 0 add nothing).
+      const auto add = [&](double& acc, std::size_t p) {
+        const double c = z[row[p] * K + k];
+        if (c != 0.0) acc += c * static_cast<double>(value[p]);
+      };
       // Two features at a time: two independent chains of additions (four
       // measured no faster).
       std::size_t f = 0;
@@ -184,27 +190,17 @@ inline void scatter(const InteriorPointProblem& pr, const std::vector<double>& z
         const std::size_t p_end = q, q_end = columns->start[f + 2];
         double a = ok[f], b = ok[f + 1];
         for (; p < p_end && q < q_end; ++p, ++q) {
-          const double cp = z[row[p] * K + k], cq = z[row[q] * K + k];
-          if (cp != 0.0) a += cp * static_cast<double>(value[p]);
-          if (cq != 0.0) b += cq * static_cast<double>(value[q]);
+          add(a, p);
+          add(b, q);
         }
-        for (; p < p_end; ++p) {
-          const double c = z[row[p] * K + k];
-          if (c != 0.0) a += c * static_cast<double>(value[p]);
-        }
-        for (; q < q_end; ++q) {
-          const double c = z[row[q] * K + k];
-          if (c != 0.0) b += c * static_cast<double>(value[q]);
-        }
+        for (; p < p_end; ++p) add(a, p);
+        for (; q < q_end; ++q) add(b, q);
         ok[f] = a;
         ok[f + 1] = b;
       }
       for (; f < dim; ++f) {
         double a = ok[f];
-        for (std::size_t p = columns->start[f]; p < columns->start[f + 1]; ++p) {
-          const double c = z[row[p] * K + k];
-          if (c != 0.0) a += c * static_cast<double>(value[p]);
-        }
+        for (std::size_t p = columns->start[f]; p < columns->start[f + 1]; ++p) add(a, p);
         ok[f] = a;
       }
     }

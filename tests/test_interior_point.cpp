@@ -278,9 +278,9 @@ TEST_CASE("interior point: the normal matrix summed over sparse rows, or as one 
 // The solver copies the data once (by feature for its scatter products, and
 // the sparse sum's rows) where it is small enough, and reads the rows as they
 // are otherwise: the same sums in the same order, so the same bits — for the
-// binary problem (sparse sum, rows' products in pairs) and Crammer–Singer
-// (its K outputs a feature; sparse, outer and dense sums), with and without
-// the bias, with zero-cost rows.
+// binary problem (its scores two rows at a time) and Crammer–Singer (its K
+// outputs a feature), with sparse, outer and dense sums, with and without the
+// bias, with zero-cost rows.
 TEST_CASE("interior point: the copied data gives the same bits as the rows read as they are", "[ipm]") {
   const Dataset ds = fixtures::ill_conditioned(fixtures::gaussian(150, 40, 21, 0.1));
   const std::size_t n = ds.size(), K = 3;
