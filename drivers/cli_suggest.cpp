@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/output_file.hpp"
 #include "core/suggest.hpp"
 
 namespace pegasos {
@@ -75,7 +77,14 @@ std::string misspelt(const CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int report_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
-  if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+  if (e.get_exit_code() == 0) {  // --help, --version
+    // Written as every other output (every write checked, its errno named):
+    // through std::cout a failed write left only the stream's error flag.
+    std::ostringstream text;
+    const int code = app.exit(e, text);
+    write_output("-", text.str());
+    return code;
+  }
   const std::string problem = misspelt(app, argc, argv);
   if (problem.empty()) {
     // As every other error: "error: " first, then where to look.

@@ -438,7 +438,11 @@ void print_cv(const api::CvResult& r, const std::string& objective, std::FILE* t
             plus_minus(r.mean(b), r.std_dev(b)) +
             (r.key == "lambda" ? "  (ties go to the larger lambda)\n" : "  (ties go to the first value listed)\n");
   }
-  std::fputs(text.c_str(), to);
+  if (to == stdout) {
+    write_output("-", text);  // every write checked, a failure named with its errno
+  } else {
+    std::fputs(text.c_str(), to);
+  }
   if (const std::string edge = grid_edge(r); !edge.empty()) {
     std::fprintf(stderr, "note: the best lambda is the %s of the grid, and its neighbour scores lower: a grid "
                  "reaching past it may score better\n", edge.c_str());

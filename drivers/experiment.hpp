@@ -48,7 +48,7 @@ struct GridPoint {
 struct Experiment {
   std::string name;       // results go to <name>_results/ by default
   std::string path;       // the experiment file ("" when built in memory)
-  std::string directory;  // relative paths resolve against it
+  std::string directory;  // the experiment file's folder as given ("" for the current one): relative paths resolve against it
   std::string prepare;    // the command that makes missing inputs, named when one is missing ("" = none)
   ExperimentData data;
   nlohmann::json base_config = nlohmann::json::object();  // "config" as given (paths resolved)

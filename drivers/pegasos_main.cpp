@@ -449,7 +449,10 @@ int main_impl(int argc, char** argv) {
   CLI::App *train = apps.train, *predict = apps.predict, *featurize = apps.featurize, *run = apps.run,
            *inspect = apps.inspect;
 
-  if (const auto doc = cli_document(app, argc, argv)) return std::fputs(doc->c_str(), stdout) >= 0 ? 0 : 1;  // --man
+  if (const auto doc = cli_document(app, argc, argv)) {  // --man
+    write_output("-", *doc);
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -96,11 +96,12 @@ grep -q "/dev/fd/9" fd9.err || fail "--output /dev/fd/9 said: $(cat fd9.err)"
 
 # Write errors are errors.
 for cmd in "predict m.json d.svm" "eval m.json d.svm" "predict m.json d.svm -o /dev/full" "eval m.json d.svm --json /dev/full" \
-           "featurize -q d.jsonl /dev/full" "--help"; do
+           "featurize -q d.jsonl /dev/full" "--help" "train --help" "--version" "--man" "train --cv 2 d.svm"; do
   "$P" $cmd > /dev/full 2> full.err
   code=$?
   [ $code -ne 0 ] || fail "'$cmd > /dev/full' exited 0"
-  grep -q "No space left on device\|write failed" full.err || fail "'$cmd > /dev/full' said: $(cat full.err)"
+  # The reason is named, not only "write failed".
+  grep -q "No space left on device" full.err || fail "'$cmd > /dev/full' said: $(cat full.err)"
 done
 
 # Two reports never share standard output: the JSON (or the refit model)
@@ -187,6 +188,22 @@ for i in 1 2 3; do
 done
 exec 3>&-
 wait $pid || fail "--line-buffered predict exited non-zero"
+
+# A working directory deeper than PATH_MAX (4096 bytes): an experiment's
+# relative paths, its results folder and its plots still work (absolute paths
+# made from it could not be opened).
+deep_root=$PWD
+for i in $(seq 45); do
+  d=$(printf 'd%099d' "$i")
+  mkdir "$d" && cd "$d" || break
+done
+[ "$(pwd | wc -c)" -gt 4096 ] || fail "the deep directory is only $(pwd | wc -c) bytes"
+head -400 "$deep_root/d.svm" > tr.svm
+printf '{"name": "deep", "data": {"train": "tr.svm", "test": "tr.svm"}, "config": {}, "grid": {"lambda": [0.01, 0.1]}}\n' > exp.json
+"$P" run -q exp.json 2> deep.err || fail "run in a directory deeper than PATH_MAX: $(cat deep.err)"
+[ -s deep_results/results.json ] || fail "run in a deep directory wrote no results.json"
+cd .. && "$P" run -q "$(basename "$OLDPWD")/exp.json" 2> deep.err || fail "run of a deep relative path: $(cat deep.err)"
+cd "$deep_root" || exit 1
 
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s)" >&2

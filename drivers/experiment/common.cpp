@@ -1,12 +1,23 @@
 #include "drivers/experiment/common.hpp"
 
+#include <climits>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/errors.hpp"
 #include "drivers/config.hpp"
 
 namespace pegasos::experiment_detail {
+
+std::string usable_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  if (!ec && absolute.native().size() < PATH_MAX) return absolute.string();
+  const fs::path given = fs::path(path).lexically_normal();
+  return given.empty() ? "." : given.string();
+}
 
 [[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
   throw ConfigError(origin + ": " + key + ": " + what);

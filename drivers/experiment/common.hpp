@@ -18,6 +18,11 @@ inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// `path` as an absolute, lexically normal path (results.json records where
+// the data came from), unless that is too long to open (PATH_MAX, a working
+// directory deeper than 4096 bytes): then as given, which still opens.
+std::string usable_path(const std::string& path);
+
 // Throws ConfigError("origin: key: what").
 [[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what);
 

@@ -421,7 +421,9 @@ std::vector<std::string> write_plots(const PlotSet& plots, const std::string& di
     return images;
   }
   for (const PlotFile& p : plots.scripts) {
-    const std::string command = "cd " + cd_dir + " && " + shell_quote(program) + " -e \"prefix='.tmp-'\" " +
+    // -P: the folder is entered as named; a logical cd joins it to $PWD,
+    // which fails under a working directory deeper than PATH_MAX.
+    const std::string command = "cd -P " + cd_dir + " && " + shell_quote(program) + " -e \"prefix='.tmp-'\" " +
                                 shell_quote(p.script) + " >/dev/null 2>.tmp-gnuplot.log";
     const int status = std::system(command.c_str());
     for (const std::string& image : p.images) {

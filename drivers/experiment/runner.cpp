@@ -217,7 +217,7 @@ Sweep run_sweep(const Experiment& e, const LoadedData& data, const std::vector<R
 // results.json's "experiment": the experiment as run, with its data.
 json experiment_record(const Experiment& e, const LoadedData& data) {
   json exp = {{"name", e.name},
-              {"file", e.path.empty() ? json(nullptr) : json(fs::absolute(e.path).lexically_normal().string())},
+              {"file", e.path.empty() ? json(nullptr) : json(usable_path(e.path))},
               {"config", e.base_config},
               {"grid", e.grid},
               {"zip", e.zip},
@@ -371,7 +371,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
   if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, threads);
 
   const std::string output_dir =
-      options.output_dir.empty() ? (fs::path(e.directory) / (e.name + "_results")).string() : options.output_dir;
+      options.output_dir.empty() ? usable_path((fs::path(e.directory) / (e.name + "_results")).string()) : options.output_dir;
   refuse_outputs_over_inputs(e, output_dir);
   const LoadedData data = load_prefixed(e, origin);
   const double load_seconds = seconds_since(start);

@@ -68,7 +68,7 @@ constexpr MetricInfo kMetrics[] = {
 std::string resolve_path(const std::string& directory, const std::string& p) {
   fs::path path(p);
   if (path.is_relative()) path = fs::path(directory) / path;
-  return path.lexically_normal().string();
+  return usable_path(path.string());
 }
 
 // A missing input names the experiment's "prepare" command, which makes it.
@@ -346,7 +346,7 @@ Experiment parse_experiment(const json& j, const std::string& file) {
   Experiment e;
   e.path = file;
   const fs::path parent = fs::path(file).parent_path();
-  e.directory = (parent.empty() ? fs::current_path() : fs::absolute(parent)).lexically_normal().string();
+  e.directory = parent.string();  // as given: resolve_path makes the paths under it absolute where it can
   parse_name(j, file, origin, e);
   const TrainConfig base = parse_base_config(j, origin, e);
   const bool has_test = parse_data(j, origin, base.engine.seed, e);
