@@ -120,6 +120,15 @@ Dataset csr_rows(const py::array_t<std::int64_t>& indptr, const py::array_t<I>& 
   d.dimension = static_cast<std::uint32_t>(n_features);
   if (p.shape(0) < 1) throw InputError("X: indptr is empty");
   const py::ssize_t rows = p.shape(0) - 1;
+  // The structure first: every offset read below must lie within the arrays.
+  if (p(0) < 0) throw InputError("X: indptr[0] is negative");
+  for (py::ssize_t i = 0; i < rows; ++i) {
+    if (p(i + 1) < p(i)) throw InputError("X: indptr decreases at row " + std::to_string(i));
+  }
+  if (p(rows) > idx.shape(0) || p(rows) > val.shape(0)) {
+    throw InputError("X: indptr ends at " + std::to_string(p(rows)) + ", past the " + std::to_string(idx.shape(0)) +
+                     " indices and " + std::to_string(val.shape(0)) + " values");
+  }
   auto check = [&](py::ssize_t i, std::int64_t k, double v) {
     const auto j = static_cast<std::int64_t>(idx(k));
     if (j < 0 || static_cast<std::uint64_t>(j) >= n_features) {
@@ -202,7 +211,10 @@ Dataset from_dense(const py::array& x) {
   return dense_rows<double>(x.cast<py::array_t<double>>());
 }
 
+Dataset& usable(Dataset& d);
+
 void set_labels(Dataset& d, const py::array_t<std::int64_t>& labels, std::vector<std::string> classes) {
+  usable(d);
   const auto y = labels.unchecked<1>();
   if (static_cast<std::size_t>(y.shape(0)) != d.size()) throw InputError("y: length differs from the rows of X");
   for (py::ssize_t i = 0; i < y.shape(0); ++i) {
@@ -215,6 +227,7 @@ void set_labels(Dataset& d, const py::array_t<std::int64_t>& labels, std::vector
 // sample_weight: one finite weight >= 0 per row (set_sample_weights: rows of
 // weight 0 are removed, the others scaled to mean 1).
 void set_weights(Dataset& d, const py::array_t<double, py::array::c_style | py::array::forcecast>& weights) {
+  usable(d);
   if (weights.ndim() != 1) throw InputError("sample_weight: expected a 1-d array");
   pegasos::set_sample_weights(d, std::span<const double>(weights.data(), static_cast<std::size_t>(weights.shape(0))),
                               "sample_weight");
@@ -233,7 +246,16 @@ py::array_t<double> weights_of(const api::Model& m) {
   return out;
 }
 
+// A Dataset that train() consumed (moved into the engine) is left with no
+// row offsets; any further use is an error, not a read of moved-from memory.
+Dataset& usable(Dataset& d) {
+  if (d.row_ptr.empty()) throw InputError("this Dataset was consumed by train() (moved into the engine); build a new one");
+  return d;
+}
+const Dataset& usable(const Dataset& d) { return usable(const_cast<Dataset&>(d)); }
+
 py::array_t<double> scores_of(const api::Model& m, Dataset& data, int threads) {
+  usable(data);
   const std::size_t K = static_cast<std::size_t>(m.outputs()), n = data.size();
   std::vector<double> s;
   {
@@ -259,11 +281,14 @@ api::Model train_on(const api::Settings& settings, Dataset& data) {
     return !interrupted;
   };
   std::optional<api::Model> model;
+  Dataset rows = std::move(usable(data));
+  data = Dataset{};
+  data.row_ptr = pegasos::Buffer<std::uint64_t>{};  // consumed: usable() refuses it
   {
     py::gil_scoped_release release;
     auto limit = thread_limit(settings.threads());
-    if (settings.config().read.normalize_rows) data.normalize_rows();
-    model = api::train(settings, std::move(data), on_epoch);
+    if (settings.config().read.normalize_rows) rows.normalize_rows();
+    model = api::train(settings, std::move(rows), on_epoch);
   }
   if (interrupted) throw py::error_already_set();
   return std::move(*model);
@@ -374,9 +399,9 @@ PYBIND11_MODULE(_pegasos, m) {
       .def_property_readonly("threads", &api::Settings::threads);
 
   py::class_<Dataset>(m, "Dataset")
-      .def_property_readonly("rows", &Dataset::size)
-      .def_property_readonly("nnz", &Dataset::nnz)
-      .def_property_readonly("dimension", [](const Dataset& d) { return d.dimension; })
+      .def_property_readonly("rows", [](const Dataset& d) { return usable(d).size(); })
+      .def_property_readonly("nnz", [](const Dataset& d) { return usable(d).nnz(); })
+      .def_property_readonly("dimension", [](const Dataset& d) { return usable(d).dimension; })
       .def_property_readonly("borrowed", [](const Dataset& d) { return d.values.borrowed() && d.indices.borrowed(); },
                              "True when the rows point into the caller's CSR arrays (no copy).")
       .def("set_labels", &set_labels, py::arg("labels"), py::arg("classes"))

@@ -30,6 +30,26 @@ def test_inconsistent_sparse_arrays_are_a_value_error_naming_X():
         clf.decision_function(bad)
 
 
+def test_the_private_module_checks_csr_structure_and_refuses_a_consumed_dataset():
+    from pegasos import _pegasos as E
+    ones = np.ones(3, np.float32)
+    with pytest.raises(ValueError, match="indptr ends at 5, past the 5 indices and 3 values"):
+        E.dataset_from_csr(np.array([0, 5]), np.arange(5, dtype=np.int32), ones, 5)
+    with pytest.raises(ValueError, match="indptr decreases at row 1"):
+        E.dataset_from_csr(np.array([0, 2, 1]), np.array([0, 1], np.int32), ones[:2], 5)
+    with pytest.raises(ValueError, match="indptr.0. is negative"):
+        E.dataset_from_csr(np.array([-1, 1]), np.array([0, 1], np.int32), ones[:2], 5)
+    assert E.dataset_from_csr(np.array([0, 2]), np.array([0, 1], np.int64), np.ones(2), 5).nnz == 2
+    X, y = make_binary_data()
+    d = E.dataset_from_dense(X)
+    d.set_labels((y > 0).astype(np.int64), ["-1", "1"])
+    E.train(E.Settings(["lambda=0.01"]), d)  # moves the rows into the engine
+    for use in (lambda: d.nnz, lambda: d.rows, lambda: E.train(E.Settings(["lambda=0.01"]), d),
+                lambda: d.set_weights(np.ones(len(y)))):
+        with pytest.raises(ValueError, match="consumed by train"):
+            use()
+
+
 def test_a_failed_refit_keeps_the_fitted_model():
     X, y = make_binary_data()
     clf = pegasos.PegasosClassifier().fit(X, y)
