@@ -267,7 +267,9 @@ class PegasosTrainer {
   // Unit rows put each stored weight row in place through the ordinary update.
   static constexpr std::uint64_t kWarmEpochs = 4;
   void start_from(const WarmStart& warm) {
-    t0_ = std::clamp<std::uint64_t>(warm.steps, 1, kWarmEpochs * steps_per_epoch_);  // t = 0: W = 0
+    // t = 0: W = 0; warm_schedule continue: the whole count (one run going on).
+    t0_ = s_.warm_whole_schedule ? std::max<std::uint64_t>(warm.steps, 1)
+                                 : std::clamp<std::uint64_t>(warm.steps, 1, kWarmEpochs * steps_per_epoch_);
     auto put = [](ScaledWeights& table, std::size_t row, const double* values, std::size_t K) {
       if (std::all_of(values, values + K, [](double v) { return v == 0.0; })) return;
       const auto r = static_cast<std::uint32_t>(row);

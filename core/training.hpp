@@ -41,6 +41,9 @@ struct EngineSettings {
   // γ = 0 is the plain running average of all iterates; γ > 0 forgets the
   // wild early iterates of the 1/(λt) schedule and keeps the O(1/(λT)) rate.
   double average_gamma = 10.0;
+  // A warm start continues the old run's whole 1/(λt) schedule (warm_schedule:
+  // continue), not at most Engine::kWarmEpochs epochs' worth of it.
+  bool warm_whole_schedule = false;
   Sampling sampling = Sampling::kPermutation;
   BiasMode bias = BiasMode::kFeature;
   double bias_feature_value = 1.0;  // value of the constant feature ("feature" mode)

@@ -233,6 +233,17 @@ void read_init_model(json& all, const std::string& origin, TrainConfig& c) {
   }
 }
 
+// warm_schedule: how a Pegasos warm start takes up the old run's step count
+// (core/engine.hpp start_from); read_solver made the solver Pegasos for
+// `continue` (a Pegasos-only setting) or refused it with sdca.
+void read_warm_schedule(json& all, const std::string& origin, TrainConfig& c) {
+  const bool whole = choice(all["warm_schedule"], origin, "warm_schedule", {"capped", "continue"}) == "continue";
+  if (whole && c.init_model.empty()) {
+    refuse(origin, "warm_schedule", "continue applies to a warm start: give init_model (train --init-model)");
+  }
+  c.engine.warm_whole_schedule = whole;
+}
+
 // weights_file: per-example weights, read with the data (drivers/data.cpp);
 // never echoed in the model (the training block notes a weighted run).
 void load_weights_file(json& all, const std::string& origin, TrainConfig& c) {
@@ -478,7 +489,9 @@ TrainConfig config_from_json(const json& merged, const std::string& origin) {
     all["budget_refit"] = false;
   }
   read_data_settings(all, origin, c);
+  read_warm_schedule(all, origin, c);
   if (c.init_model.empty()) all.erase("init_model");  // cold models echo their settings as before
+  if (all["warm_schedule"] == default_of("warm_schedule")) all.erase("warm_schedule");  // only continue is echoed
   if (c.keep_duals) all.erase("keep_duals");  // likewise: only keep_duals false is echoed
   if (all["multiclass"] == default_of("multiclass")) all.erase("multiclass");  // and only multiclass ovo
   if (all["budget_maintenance"].is_null()) all.erase("budget_maintenance");  // and only with a budget

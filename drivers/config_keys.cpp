@@ -63,6 +63,11 @@ std::vector<ConfigKey> key_list() {
       {"init_model", "",
        "warm start: continue training from this model (same objective, classes, features, bias) instead of from "
        "zero; also train --init-model"},
+      {"warm_schedule", "capped",
+       "Pegasos warm start (init_model): capped = continue the old run's 1/(λt) schedule from its step count, at most "
+       "4 epochs' worth of the new data (retraining on a new day's data); continue = from its whole count, as one "
+       "run going on (chunks of one stream: Python partial_fit)",
+       true},
       {"weights_file", "",
        "per-example weights: a file with one number >= 0 per training row, in the data's order (0 = row left out; "
        "the loss is (1/sum s) sum s_i loss_i); also train --weights; linear objectives only"},

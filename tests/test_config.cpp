@@ -76,7 +76,7 @@ TEST_CASE("config: defaults", "[config]") {
   // kernel setting), only when ovo; budget_maintenance and budget_refit, only with a budget.
   const std::vector<std::string> when_set = {"init_model",   "keep_duals",    "cv_folds",     "calibrate",
                                              "max_fpr",      "target_recall", "weights_file", "kernel_approximation",
-                                             "multiclass",   "budget_maintenance", "budget_refit"};
+                                             "multiclass",   "budget_maintenance", "budget_refit", "warm_schedule"};
   REQUIRE(c.resolved.is_object());
   CHECK(c.resolved.size() + when_set.size() == pegasos::config_keys().size());
   for (const auto& key : when_set) CHECK_FALSE(c.resolved.contains(key));

@@ -411,7 +411,8 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One Pegasos epoch over (X, y), continuing from the model so far (its weights and its
-        1/(lam t) step schedule: the engine's warm start). `classes` (every label the model
+        whole 1/(lam t) step schedule: the engine's warm start with warm_schedule=continue, as
+        one run going on over the chunks). `classes` (every label the model
         will see) is required on the first call. Always the Pegasos solver; `epochs`
         (default 1) passes per call; no convergence warning."""
         return _keeping_state_on_error(self, self._partial_fit, X, y, classes, sample_weight)
@@ -433,6 +434,10 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         overrides = self._overrides(len(known)) + ["solver=pegasos"]
         if self.epochs is None:
             overrides.append("epochs=1")
+        if not first and "warm_schedule" not in (self.settings or {}):
+            # The chunks are one stream: the schedule goes on from the whole step count (a
+            # warm start's default caps it at 4 epochs of the new chunk, for a new day's data).
+            overrides.append("warm_schedule=continue")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             self._train(X, y_idx, known, overrides, not first, sample_weight)

@@ -1,5 +1,6 @@
 """PegasosClassifier as a scikit-learn estimator: inputs, determinism, model
 selection, pickling, labels, sample weights and errors."""
+import json
 import pickle
 
 import numpy as np
@@ -364,6 +365,36 @@ def test_partial_fit():
         online.partial_fit(X[:5], np.array(["cow"] * 5))
     with pytest.raises(ValueError, match="features"):
         online.partial_fit(X[:5, :3], y[:5])
+
+
+def test_partial_fit_goes_on_down_the_schedule_over_small_chunks():
+    """Chunks of one stream continue the whole 1/(lam t) schedule (warm_schedule=continue):
+    with the warm start's cap of 4 epochs of the new chunk, each 20-row chunk restarted
+    with large steps and 20 epochs of chunks ended where one had (objective 3.16 on this
+    problem, against 0.32 for a full fit)."""
+    X, y = make_binary_data(n=600, d=10)
+    lam = 1e-3
+
+    def objective(clf):
+        margins = np.where(y > 0, 1.0, -1.0) * clf.decision_function(X)
+        return lam / 2 * float(np.sum(clf.coef_ ** 2)) + float(np.mean(np.maximum(0.0, 1.0 - margins)))
+
+    def stream(settings, epochs=20):
+        online, after = pegasos.PegasosClassifier(lam=lam, settings=settings), []
+        for _ in range(epochs):
+            for start in range(0, len(y), 20):
+                online.partial_fit(X[start:start + 20], y[start:start + 20], classes=[-1, 1])
+            after.append(objective(online))
+        return online, after
+
+    online, after = stream(None)  # the averaged iterate: it restarts each call at the average
+    assert after[-1] < 0.8 * after[0]
+    assert json.loads(online._model.to_json())["settings"]["warm_schedule"] == "continue"
+    _, capped = stream({"warm_schedule": "capped"}, epochs=3)
+    assert capped[-1] > 2 * after[-1]
+    _, last = stream({"output": "last"})  # the last iterate follows the stream as one run
+    full = objective(pegasos.PegasosClassifier(lam=lam, solver="pegasos").fit(X, y))
+    assert last[-1] < 1.2 * full
 
 
 @pytest.mark.parametrize("solver", ["pegasos", "sdca"])
