@@ -235,8 +235,12 @@ int run_inspect(const std::string& path, const InspectOptions& options, bool as_
   const AnyModel model = AnyModel::load(path, json_checks::ModelUse::kInspect);
   const json report = inspect_report(model, path, options);
   // Paths and CSV headers may be invalid UTF-8, which JSON cannot hold: replaced.
-  const std::string out =
-      as_json ? report.dump(2, ' ', false, json::error_handler_t::replace) + "\n" : inspect_text(report);
+  std::string out;
+  try {
+    out = as_json ? report.dump(2, ' ', false, json::error_handler_t::replace) + "\n" : inspect_text(report);
+  } catch (const json::exception& e) {  // an edited model: a section inspect shows is malformed
+    throw InputError(path + ": a field inspect shows is missing or of the wrong type: " + e.what());
+  }
   // Through OutputFile (written in place, every write checked): a failed
   // fwrite left only stdio's error flag, and the final check could not say
   // why ("standard output: write failed" for /dev/full).

@@ -32,9 +32,9 @@ std::string line(const std::string& label, const std::string& text) {
   return l + text + "\n";
 }
 
-std::string classes_line(const json& r) {
+std::string classes_line(json& r) {
   std::string s;
-  for (const json& c : r["classes"]) s += (s.empty() ? "" : ", ") + c.get<std::string>();
+  for (json& c : r["classes"]) s += (s.empty() ? "" : ", ") + c.get<std::string>();
   std::string out = std::to_string(r["classes"].size()) + " classes: " + s;
   if (r.contains("positive_class")) out += " (positive: " + r["positive_class"].get<std::string>() + ")";
   return out;
@@ -45,13 +45,13 @@ std::string range_text(int lo, int hi) {
   return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi);
 }
 
-std::string features_line(const json& r) {
-  const json& f = r["features"];
+std::string features_line(json& r) {
+  json& f = r["features"];
   if (f["input"] == "numeric") {
     std::string s = std::to_string(r["dimension"].get<std::uint64_t>()) + " numeric features, named by ";
     return s + (f.contains("header") ? "the CSV header" : "their 1-based index (as in LIBSVM files)");
   }
-  const json& o = f["options"];
+  json& o = f["options"];
   const int words = o["word_ngrams"].get<int>();
   std::string grams = words == 0   ? ""
                       : words == 1 ? "words"
@@ -70,21 +70,21 @@ std::string features_line(const json& r) {
 }
 
 // The stored calibration and threshold (train --calibrate / --max-fpr / --target-recall).
-std::string operating_lines(const json& r) {
+std::string operating_lines(json& r) {
   std::string out;
   if (r.contains("calibration")) {
-    const json oof = r["calibration"].value("out_of_fold", json::object());
+    json oof = r["calibration"].value("out_of_fold", json::object());
     out += line("proba", "Platt sigmoid" + std::string(r["outputs"] == 1 ? "" : "s, one-vs-rest normalised") +
                                      (oof.contains("brier") ? ", out-of-fold log-loss " + figure(oof["log_loss"], "%.4f") +
                                                                   ", Brier " + figure(oof["brier"], "%.4f")
                                                             : std::string()));
   }
   if (r.contains("threshold")) {
-    const json& t = r["threshold"];
+    json& t = r["threshold"];
     std::string s = "score > " + figure(t["score"], "%.6g");
     if (t.contains("max_fpr")) s += " (max_fpr " + figure(t["max_fpr"]) + ")";
     if (t.contains("target_recall")) s += " (target_recall " + figure(t["target_recall"]) + ")";
-    const json oof = t.value("out_of_fold", json::object());
+    json oof = t.value("out_of_fold", json::object());
     if (oof.contains("false_positive_rate")) {
       s += ", out-of-fold FPR " + figure(oof["false_positive_rate"], "%.4f") + ", recall " + figure(oof["recall"], "%.4f");
     }
@@ -93,8 +93,8 @@ std::string operating_lines(const json& r) {
   return out;
 }
 
-std::string training_lines(const json& r) {
-  const json& t = r["training"];
+std::string training_lines(json& r) {
+  json& t = r["training"];
   const std::string solver = t.value("solver", r["kind"] == "kernel" ? "pegasos (kernel)" : "pegasos");
   std::string s = solver;
   if (t.contains("examples")) s += ", " + figure(t["examples"]) + " examples";
@@ -117,7 +117,7 @@ std::string training_lines(const json& r) {
   if (t.contains("objective")) second = "objective " + figure(t["objective"]) + ", " + second;
   std::string refit;
   if (const auto it = t.find("budget_refit"); it != t.end() && it->is_object()) {
-    const json& b = *it;
+    json& b = *it;
     refit = b.contains("skipped") ? "budget refit skipped: " + b.value("skipped", "")
                                   : "budget refit (" + b.value("solver", "") + ", " + figure(b.value("passes", json(0)), "%.4g") +
                                         " passes): " + (b.value("converged", false) ? "converged" : "NOT converged") +
@@ -129,7 +129,7 @@ std::string training_lines(const json& r) {
 
 // key=value pairs of the settings, wrapped. A linear model leaves out the
 // kernel_hinge settings, which it never used (inspect --json keeps them all).
-std::string settings_lines(const json& settings, bool kernel_model) {
+std::string settings_lines(json& settings, bool kernel_model) {
   std::string out, current;
   for (auto it = settings.begin(); it != settings.end(); ++it) {
     if (!kernel_model && std::any_of(std::begin(config_keys_detail::kKernelOnlyKeys),
@@ -150,25 +150,25 @@ std::string settings_lines(const json& settings, bool kernel_model) {
 
 // Weights in fixed point when they all read well so (aligned decimals), else
 // in scientific notation.
-std::string feature_table(const json& features) {
+std::string feature_table(json& features) {
   if (features.empty()) return "  (none)\n";
   bool fixed = true;
-  for (const json& f : features) {
+  for (json& f : features) {
     const double a = std::fabs(f["weight"].get<double>());
     fixed = fixed && a >= 1e-3 && a < 1e5;
   }
   std::string out = "      weight  feature\n";
-  for (const json& f : features) {
+  for (json& f : features) {
     out += "  " + fmt_d(fixed ? "%+10.4f" : "%+10.3e", f["weight"].get<double>()) + "  " + f["name"].get<std::string>() + "\n";
   }
   return out;
 }
 
-std::string weight_sections(const json& r) {
+std::string weight_sections(json& r) {
   std::string out;
   if (r["top"] == 0) return out;  // summary only
   const std::string top = std::to_string(r["top"].get<std::uint64_t>());
-  for (const json& w : r["weights"]) {
+  for (json& w : r["weights"]) {
     const std::string c = w["class"].get<std::string>();
     if (w.contains("negative_class")) {
       out += "\ntop " + top + " features toward class " + c + " (positive weights):\n" + feature_table(w["positive"]);
@@ -185,11 +185,16 @@ std::string weight_sections(const json& r) {
 
 }  // namespace
 
-std::string inspect_text(const json& r) {
+// Every lookup below is on a copy, non-const: a field an edited model lacks
+// reads as null (and a wrong type throws json::type_error, which
+// run_inspect reports as bad input) instead of the undefined behaviour of a
+// const lookup of a missing key.
+std::string inspect_text(const json& report) {
+  json r = report;
   std::string out = line("model", r["model"].get<std::string>() + " (" + r["kind"].get<std::string>() + ")");
   out += line("objective", r["objective"].get<std::string>() + ", " + classes_line(r));
   if (r["kind"] == "kernel") {
-    const json& k = r["kernel"];
+    json& k = r["kernel"];
     const std::string type = k.value("type", "?");
     std::string params;  // the parameters this kernel uses
     for (const char* p : {"gamma", "degree", "coef0"}) {

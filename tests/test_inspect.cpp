@@ -289,6 +289,41 @@ TEST_CASE("inspect: kernel models, corrupt files", "[inspect][cli]") {
   CHECK(missing.code == 2);
 }
 
+TEST_CASE("inspect: sections of an edited model read as missing or are bad input, never a crash", "[inspect][cli]") {
+  // The text report read the selection, calibration and budget blocks with
+  // const lookups: a deleted key was undefined behaviour (a segfault), a
+  // wrong type an internal error (exit 1).
+  TempDir dir("inspect");
+  std::string svm;
+  for (int i = 0; i < 60; ++i) {
+    svm += std::string(i % 2 ? "+1" : "-1") + " 1:" + std::to_string((i % 2 ? 1.0 : -1.0) + 0.1 * (i % 7)) + " 2:" +
+           std::to_string(0.3 * (i % 5)) + "\n";
+  }
+  const std::string data = dir.write("a.svm", svm);
+  const json auto_model = json::parse(read_text(train(dir, data, "--set lambda=auto", "auto.json")));
+  const json budget = json::parse(read_text(
+      train(dir, data, "--set objective=kernel_hinge --set max_support_vectors=10", "budget.json")));
+  REQUIRE(auto_model["training"]["selection"].contains("folds"));
+  REQUIRE(budget["training"].contains("budget_refit"));
+  json no_folds = auto_model, no_points = auto_model, auto_number = auto_model, solver_number = budget;
+  no_folds["training"]["selection"].erase("folds");
+  no_points["training"]["selection"]["auto"].erase("points_run");
+  auto_number["training"]["selection"]["auto"] = 5;
+  solver_number["training"]["budget_refit"]["solver"] = 7;
+  for (const auto& [name, model] : {std::pair{"no_folds", no_folds}, {"no_points", no_points}}) {
+    const Run r = pegasos_run(dir, "inspect " + q(dir.write(std::string(name) + ".json", model.dump())));
+    INFO(name << ": " << r.err);
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Contains("lambda auto: ") && Contains("null"));
+  }
+  for (const auto& [name, model] : {std::pair{"auto_number", auto_number}, {"solver_number", solver_number}}) {
+    const Run r = pegasos_run(dir, "inspect " + q(dir.write(std::string(name) + ".json", model.dump())));
+    INFO(name << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Contains(std::string(name) + ".json: a field inspect shows is missing or of the wrong type"));
+  }
+}
+
 TEST_CASE("bucket terms: each bucket's most frequent terms, and how many share it", "[inspect][text]") {
   pegasos::TextOptions o;
   o.hash_bits = 1;
