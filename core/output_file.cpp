@@ -389,6 +389,20 @@ void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& i
   }
 }
 
+void refuse_standard_output_over_inputs(const std::vector<NamedInput>& inputs) {
+  struct stat o{};
+  if (::fstat(STDOUT_FILENO, &o) != 0 || !S_ISREG(o.st_mode)) return;  // a terminal, pipe or device
+  for (const auto& [what, path] : inputs) {
+    if (path->empty()) continue;
+    struct stat i{};
+    const bool got = *path == "-" ? ::fstat(STDIN_FILENO, &i) == 0 : ::stat(path->c_str(), &i) == 0;
+    if (got && S_ISREG(i.st_mode) && i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
+      throw InputError(std::string("standard output is ") + what + " (" + (*path == "-" ? "standard input" : *path) +
+                       "); refusing to write into it (redirect standard output to another file)");
+    }
+  }
+}
+
 void make_output_directory(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);

@@ -106,6 +106,11 @@ struct NamedInput {
 };
 void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& inputs);
 
+// Standard output open on an input's very file (`pegasos predict m d >> d`,
+// `1<> d`): what is written would append to, or overwrite, the input.
+// InputError naming it; a terminal, pipe or device is fine.
+void refuse_standard_output_over_inputs(const std::vector<NamedInput>& inputs);
+
 // Whether an output path names standard output ("-", /dev/stdout, /dev/fd/1):
 // a command that writes a second report there too sends that one to standard
 // error instead, so the output stays one parseable document.

@@ -429,10 +429,13 @@ int run_eval(const std::string& model_path, const std::string& data_path, const 
 // (--init-model is not an input here: retraining a model in place is the
 // daily update, and the old file is read before the new one is renamed in.)
 void refuse_output_over_input(const Commands& c, bool train, bool predict, bool featurize, bool no_output) {
-  if (no_output) return;
-  const std::string& out = train ? c.model_path : predict ? c.predict.output : featurize ? c.output : c.json_path;
   std::vector<NamedInput> inputs = {{"the data", &c.data_path}, {"the config", &c.config_path}, {"the weights", &c.inputs.weights_file}};
   if (!train) inputs.push_back({"the model", &c.model_path});
+  inputs.push_back({"the experiment", &c.experiment_path});
+  refuse_standard_output_over_inputs(inputs);
+  if (no_output) return;
+  const std::string& out = train ? c.model_path : predict ? c.predict.output : featurize ? c.output : c.json_path;
+  inputs.pop_back();
   refuse_overwriting(out, inputs);
   // A path the output cannot be written to fails now, not after the
   // training (or cross-validation) it would have ended.

@@ -189,6 +189,20 @@ done
 exec 3>&-
 wait $pid || fail "--line-buffered predict exited non-zero"
 
+# Standard output open on an input's own file (>> or 1<>): refused before a
+# byte is written, the input unchanged (predictions were appended to the data).
+cp d.svm self.svm
+for cmd in "predict m.json self.svm" "eval m.json self.svm" "train -q self.svm -" "featurize -q self.svm -"; do
+  "$P" $cmd >> self.svm 2> self.err && fail "'$cmd >> self.svm' exited 0"
+  grep -q "standard output is the data (self.svm)" self.err || fail "'$cmd >> self.svm' said: $(cat self.err)"
+  cmp -s self.svm d.svm || fail "'$cmd >> self.svm' changed the data"
+done
+"$P" predict m.json self.svm 1<> self.svm 2> self.err && fail "predict 1<> the data exited 0"
+cmp -s self.svm d.svm || fail "predict 1<> the data changed it"
+cp m.json self_model.json
+"$P" inspect self_model.json >> self_model.json 2> self.err && fail "inspect M >> M exited 0"
+cmp -s self_model.json m.json || fail "inspect M >> M changed the model"
+
 # A working directory deeper than PATH_MAX (4096 bytes): an experiment's
 # relative paths, its results folder and its plots still work (absolute paths
 # made from it could not be opened).
