@@ -222,6 +222,38 @@ TEST_CASE("empty output paths and non-finite numbers on the command line are err
   }
 }
 
+TEST_CASE("binary-only measures on multiclass runs, and operating points --cv cannot store, are errors, exit 2",
+          "[cli][habits]") {
+  TempDir dir("habits");
+  std::string three, two;
+  for (int i = 0; i < 30; ++i) {
+    three += std::to_string(i % 3 + 1) + " 1:" + std::to_string(i % 3) + " 2:1\n";
+    two += std::string(i % 2 ? "+1" : "-1") + " 1:" + std::to_string(i % 2 + 0.1 * (i % 4)) + " 2:1\n";
+  }
+  const std::string data3 = dir.write("three.svm", three), data2 = dir.write("two.svm", two);
+  const auto experiment = [&](const std::string& data, const std::string& extra) {
+    return dir.write("x.json", R"({"config": {}, "data": {"file": ")" + data +
+                                   R"(", "folds": 3, "holdout": 0.3}, "grid": {"lambda": [0.1, 0.01]})" + extra + "}");
+  };
+  // select roc_auc scored null on three classes and chose arbitrarily; max_fpr was ignored
+  for (const std::string& extra : {std::string(R"(, "select": {"metric": "roc_auc"})"), std::string(R"(, "max_fpr": 0.1)")}) {
+    const Run r = pegasos_run(dir, "run --quiet " + q(experiment(data3, extra)) + " --output " + q(dir.file("o3")));
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("for two classes; the data has 3") != std::string::npos);
+    const Run ok = pegasos_run(dir, "run --quiet " + q(experiment(data2, extra)) + " --output " + q(dir.file("o2")));
+    INFO(ok.err);
+    CHECK(ok.code == 0);
+  }
+  for (const std::string& flag : {std::string("--calibrate"), std::string("--max-fpr 0.1"), std::string("--target-recall 0.9")}) {
+    const Run r = pegasos_run(dir, "train --quiet --cv 3 " + flag + " " + q(data2));
+    INFO(flag << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("without --refit no model is written") != std::string::npos);
+    CHECK(pegasos_run(dir, "train --quiet --cv 3 --refit " + flag + " " + q(data2) + " " + q(dir.file("r.json"))).code == 0);
+  }
+}
+
 TEST_CASE("outputs keep the umask, the replaced file's permissions and symbolic links", "[cli][habits]") {
   TempDir dir("habits");
   const std::string data = write_mail(dir), model = dir.file("m.json"), out = dir.file("p.txt");

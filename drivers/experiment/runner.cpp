@@ -360,6 +360,21 @@ void check_outputs_writable(const Experiment& e, const std::string& output_dir) 
   }
 }
 
+// roc_auc and the FPR operating point are binary measures: on more classes
+// they are null, and a selection by them chose arbitrarily (`train
+// --max-fpr` and `eval --max-fpr` refuse multiclass data alike).
+void refuse_binary_metrics_on_multiclass(const Experiment& e, const LoadedData& data, const std::string& origin) {
+  const std::size_t K = data.pool.classes.size();
+  if (K <= 2) return;
+  if (e.select_metric == "roc_auc" || e.select_metric == "recall_at_max_fpr") {
+    fail(origin, "select/metric", e.select_metric + " is for two classes; the data has " + std::to_string(K) +
+                                      " (use accuracy, balanced_accuracy, macro_f1 or weighted_f1)");
+  }
+  if (e.max_fpr) {
+    fail(origin, "max_fpr", "the false-positive rate is for two classes; the data has " + std::to_string(K));
+  }
+}
+
 }  // namespace
 
 json run_experiment(const Experiment& e, const RunOptions& options) {
@@ -375,6 +390,7 @@ json run_experiment(const Experiment& e, const RunOptions& options) {
   refuse_outputs_over_inputs(e, output_dir);
   const LoadedData data = load_prefixed(e, origin);
   const double load_seconds = seconds_since(start);
+  refuse_binary_metrics_on_multiclass(e, data, origin);
 
   const bool select = !e.select_metric.empty();
   const std::vector<RunSpec> specs = sweep_runs(e, data.test && !select);
