@@ -39,7 +39,7 @@ json default_kernel_json() {
   return {{"type", "rbf"}, {"gamma", "auto"}, {"degree", 3}, {"coef0", 0.0}};
 }
 
-KernelSettings kernel_settings_from_json(const json& config, const std::string& origin, std::vector<std::string>* ignored) {
+KernelSettings kernel_settings_from_json(const json& config, const std::string& origin) {
   KernelSettings s;
   if (!config.is_object()) throw ConfigError(origin + ": a configuration is a JSON object of settings");
   if (auto it = config.find("kernel"); it != config.end() && !it->is_null()) {
@@ -68,7 +68,7 @@ KernelSettings kernel_settings_from_json(const json& config, const std::string& 
         s.kernel.gamma = finite(*g, origin, "kernel/gamma");
         if (!(s.kernel.gamma > 0)) reject(origin, "kernel/gamma", "must be > 0 (or \"auto\" for 1/dimension)");
       }
-      if (!uses_gamma && ignored) ignored->push_back("kernel/gamma: ignored by the linear kernel");
+      if (!uses_gamma && s.kernel.gamma != 0.0) reject(origin, "kernel/gamma", "not used by the linear kernel");
     }
     if (auto d = k.find("degree"); d != k.end()) {
       const std::int64_t degree = integer(*d, origin, "kernel/degree");
@@ -76,11 +76,15 @@ KernelSettings kernel_settings_from_json(const json& config, const std::string& 
         reject(origin, "kernel/degree", "must be between 1 and " + std::to_string(kMaxKernelDegree));
       }
       s.kernel.degree = static_cast<int>(degree);
-      if (!polynomial && ignored) ignored->push_back("kernel/degree: only used by the polynomial kernel");
+      if (!polynomial && degree != KernelParams{}.degree) {
+        reject(origin, "kernel/degree", "only the polynomial kernel has a degree (the kernel is " + to_string(s.kernel.type) + ")");
+      }
     }
     if (auto c = k.find("coef0"); c != k.end()) {
       s.kernel.coef0 = finite(*c, origin, "kernel/coef0");
-      if (!polynomial && ignored) ignored->push_back("kernel/coef0: only used by the polynomial kernel");
+      if (!polynomial && s.kernel.coef0 != KernelParams{}.coef0) {
+        reject(origin, "kernel/coef0", "only the polynomial kernel has coef0 (the kernel is " + to_string(s.kernel.type) + ")");
+      }
     }
   }
   if (auto it = config.find("max_support_vectors"); it != config.end() && !it->is_null()) {

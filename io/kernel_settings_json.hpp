@@ -21,10 +21,10 @@ namespace pegasos {
 //   "budget_refit": true (the RBF kernel's default with a budget) | false; only with a
 //                   budget, true only with the RBF kernel
 //   "kernel_cache_mb": number ≥ 0 (a run setting: the model does not depend on it)
-// Throws ConfigError "origin: kernel/gamma: must be > 0" etc. `ignored`
-// (optional) receives notes about parameters the chosen kernel ignores.
-KernelSettings kernel_settings_from_json(const nlohmann::json& config, const std::string& origin,
-                                         std::vector<std::string>* ignored = nullptr);
+// Throws ConfigError "origin: kernel/gamma: must be > 0" etc., and for a
+// parameter the chosen kernel does not use given a value other than its
+// default (gamma "auto", degree 3, coef0 0: what a model's settings echo).
+KernelSettings kernel_settings_from_json(const nlohmann::json& config, const std::string& origin);
 // {"kernel": {...}, "max_support_vectors": B, "kernel_cache_mb": M} (with a budget also
 // "budget_maintenance", and with the RBF kernel "budget_refit"); gamma 0
 // is written as "auto". kernel_settings_from_json reads it back.

@@ -554,10 +554,18 @@ TEST_CASE("kernel settings are validated naming the key", "[kernel][config]") {
   CHECK(kernel_settings_from_json(json{{"kernel", nullptr}, {"max_support_vectors", nullptr}}, "c.json").kernel.type ==
         KernelType::kRbf);
 
-  std::vector<std::string> ignored;
-  kernel_settings_from_json(json{{"kernel", {{"type", "rbf"}, {"degree", 2}}}}, "c.json", &ignored);
-  REQUIRE(ignored.size() == 1);
-  CHECK(ignored[0].find("kernel/degree") == 0);
+  // A parameter the kernel does not use is an error unless it has its default
+  // value (a model's settings echo all four).
+  expect_error(json{{"kernel", {{"type", "rbf"}, {"degree", 2}}}}, "kernel/degree");
+  expect_error(json{{"kernel", {{"type", "rbf"}, {"coef0", 1}}}}, "kernel/coef0");
+  expect_error(json{{"kernel", {{"type", "linear"}, {"gamma", 0.5}}}}, "kernel/gamma");
+  expect_error(json{{"kernel", {{"type", "linear"}, {"degree", 4}}}}, "kernel/degree");
+  for (const char* type : {"linear", "rbf"}) {
+    const json echoed = {{"kernel", {{"type", type}, {"gamma", "auto"}, {"degree", 3}, {"coef0", 0.0}}}};
+    CHECK(kernel_settings_from_json(echoed, "c.json").kernel.degree == 3);
+  }
+  CHECK(kernel_settings_from_json(json{{"kernel", {{"type", "polynomial"}, {"degree", 2}, {"coef0", 1}}}}, "c.json")
+            .kernel.coef0 == 1.0);
 }
 
 TEST_CASE("gamma auto is 1/dimension, default epochs, polynomial overflow is reported", "[kernel]") {
