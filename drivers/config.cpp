@@ -459,6 +459,9 @@ void read_data_settings(json& all, const std::string& origin, TrainConfig& c) {
 TrainConfig config_from_json(const json& merged, const std::string& origin) {
   if (!merged.is_object()) throw ConfigError(origin + ": a configuration is a JSON object of settings");
   reject_unknown_keys(merged, origin);
+  if (const std::string key = key_with_nul_byte(merged); !key.empty()) {
+    refuse(origin, key, "contains a NUL byte (\\u0000), which no file name or setting may hold");
+  }
   json all = json::object();
   for (const auto& k : config_keys()) all[k.name] = merged.contains(k.name) ? merged.at(k.name) : k.default_value;
 
@@ -551,6 +554,23 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     origin = path.empty() ? "--set" : path + " + --set";
   }
   return config_from_json(merged, origin);
+}
+
+std::string key_with_nul_byte(const json& value, const std::string& key) {
+  if (value.is_string() && value.get_ref<const std::string&>().find('\0') != std::string::npos) {
+    return key.empty() ? "(value)" : key;
+  }
+  std::string found;
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end() && found.empty(); ++it) {
+      found = key_with_nul_byte(it.value(), key.empty() ? it.key() : key + "/" + it.key());
+    }
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size() && found.empty(); ++i) {
+      found = key_with_nul_byte(value[i], key + "/" + std::to_string(i));
+    }
+  }
+  return found;
 }
 
 }  // namespace pegasos

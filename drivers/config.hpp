@@ -128,4 +128,9 @@ std::string to_string(OutputIterate o);
 std::string to_string(Sampling s);
 std::string to_string(BiasMode b);
 
+// The first key (a/b/0 for nested ones) whose string value holds a NUL byte
+// (JSON "\u0000"), or "": such a value would be cut there where it is used as
+// a path (`"init_model": "a.json\u0000x"` read a.json), so it is refused.
+std::string key_with_nul_byte(const nlohmann::json& value, const std::string& key = "");
+
 }  // namespace pegasos

@@ -188,6 +188,17 @@ TEST_CASE("config: unknown keys name the key and suggest the closest", "[config]
                     Contains("componets") && Contains("did you mean 'components'?"));
 }
 
+TEST_CASE("config: a string holding a NUL byte is refused naming its key (a path would be cut there)", "[config]") {
+  using nlohmann::json;
+  const std::string nul("a.json\0junk", 11);
+  CHECK_THROWS_WITH(pegasos::config_from_json({{"init_model", nul}}, "c.json"),
+                    Contains("c.json: init_model: contains a NUL byte"));
+  CHECK_THROWS_WITH(pegasos::config_from_json({{"features", {{"text_field", nul}}}}, "c.json"),
+                    Contains("c.json: features/text_field: contains a NUL byte"));
+  CHECK(pegasos::key_with_nul_byte(json{{"a", {1, {{"b", nul}}}}}) == "a/1/b");
+  CHECK(pegasos::key_with_nul_byte(json{{"a", {1, {{"b", "fine"}}}}}).empty());
+}
+
 TEST_CASE("config: wrong types", "[config]") {
   struct Case {
     json config;

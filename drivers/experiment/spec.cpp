@@ -7,6 +7,7 @@
 
 #include "core/output_file.hpp"
 #include "core/errors.hpp"
+#include "drivers/config.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/experiment/common.hpp"
 
@@ -339,6 +340,9 @@ void parse_reporting(const json& j, const std::string& origin, bool has_test, Ex
 Experiment parse_experiment(const json& j, const std::string& file) {
   const std::string origin = file.empty() ? "experiment" : file;
   if (!j.is_object()) throw ConfigError(origin + ": an experiment is a JSON object (see docs/experiments.md)");
+  if (const std::string key = key_with_nul_byte(j); !key.empty()) {
+    fail(origin, key, "contains a NUL byte (\\u0000), which no file name or setting may hold");
+  }
   reject_unknown(
       j,
       {"name", "description", "prepare", "data", "config", "grid", "zip", "repeats", "select", "trace_every", "trace_iterations", "trace_sample", "max_fpr", "plots"},
