@@ -467,7 +467,9 @@ int main_impl(int argc, char** argv) {
   for (const auto& [what, path] : {std::pair<const char*, const std::string*>{"--config", &c.config_path},
                                    {"MODEL", &c.model_path}, {"DATA", &c.data_path},
                                    {"--weights", &c.inputs.weights_file}, {"--init-model", &c.inputs.init_model}}) {
-    if (*path == "-" && !(what == std::string("MODEL") && train->parsed())) from_stdin.push_back(what);  // train: MODEL is the output
+    // "-" or a name of descriptor 0 (/dev/stdin, /dev/fd/0, /proc/self/fd/0)
+    const bool stdin_named = *path == "-" || *path == "/dev/stdin" || *path == "/dev/fd/0" || *path == "/proc/self/fd/0";
+    if (stdin_named && !(what == std::string("MODEL") && train->parsed())) from_stdin.push_back(what + (*path == "-" ? "" : " (" + *path + ")"));  // train: MODEL is the output
   }
   if (from_stdin.size() > 1) {
     std::string list;

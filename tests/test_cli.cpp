@@ -194,6 +194,9 @@ TEST_CASE("cli: bad input exits with 2 and says where", "[cli]") {
     expect_error("predict - -", {"standard input (-) can be read for one input only", "MODEL and DATA"});
     expect_error("eval - -", {"MODEL and DATA"});
     expect_error("train -q --weights - - " + q(f.model), {"DATA and --weights"});
+    // Other names of descriptor 0 count as standard input too.
+    expect_error("predict /dev/stdin -", {"MODEL (/dev/stdin) and DATA"});
+    expect_error("train -q --config /dev/fd/0 - " + q(f.model), {"--config (/dev/fd/0) and DATA"});
     expect_error("run -q " + q(f.model) + " --output -", {"--output", "not standard output"});
     // An output that is an input's own file would replace it: refused, the input intact.
     const std::string data_before = read_text(f.train);
