@@ -58,6 +58,10 @@ def _setting_text(value):
     return json.dumps(value)
 
 
+_MAX_THREADS = 4096  # the engine's `threads` setting's bound
+_MAX_SEED = 9 * 10 ** 15  # the engine's integer settings' bound (exact in a double)
+
+
 def _threads(n_jobs):
     """scikit-learn's n_jobs as the engine's `threads` (0 = all cores)."""
     if n_jobs is None:
@@ -67,6 +71,8 @@ def _threads(n_jobs):
     n_jobs = int(n_jobs)
     if n_jobs == 0:
         raise ValueError("n_jobs == 0 has no meaning (use None, a positive count or -1)")
+    if n_jobs > _MAX_THREADS:
+        raise ValueError("n_jobs: at most %d threads, got %d" % (_MAX_THREADS, n_jobs))
     if n_jobs > 0:
         return n_jobs
     return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
@@ -250,8 +256,8 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             return 42
         if not isinstance(seed, (int, np.integer)):
             seed = check_random_state(seed).randint(np.iinfo(np.int32).max)
-        if not 0 <= int(seed) < 2 ** 64:
-            raise ValueError("random_state: %d is out of the seed's range 0 .. 2**64 - 1" % int(seed))
+        if not 0 <= int(seed) <= _MAX_SEED:
+            raise ValueError("random_state: %d is out of the seed's range 0 .. 9e15" % int(seed))
         return int(seed)
 
     # ---- data -------------------------------------------------------------------------

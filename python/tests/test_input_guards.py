@@ -102,6 +102,8 @@ def test_save_to_a_full_device_is_an_os_error():
     (dict(n_jobs="a"), ValueError, "n_jobs: expected None or a whole number"),
     (dict(n_jobs=1.5), ValueError, "n_jobs"),
     (dict(random_state=2 ** 70), ValueError, "random_state: .* out of the seed's range"),
+    (dict(random_state=2 ** 60), ValueError, "random_state: .* out of the seed's range 0 .. 9e15"),
+    (dict(n_jobs=5000), ValueError, "n_jobs: at most 4096 threads, got 5000"),
     (dict(class_weight={1: float("nan")}), ValueError, "class_weight: the cost of label 1 must be a finite number"),
     (dict(class_weight={5: 2.0}), ValueError, "class_weight: label 5 does not occur in y"),
 ])
