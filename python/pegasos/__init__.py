@@ -668,8 +668,17 @@ def _classifier(model):
     document = json.loads(model.to_json())
     settings = document.get("settings", {})
     calibration = document.get("calibration")
-    clf = PegasosClassifier(objective=settings.get("objective", "auto"), lam=settings.get("lambda", 1e-4),
-                            bias=settings.get("bias", "feature"), probability=calibration is not None)
+    # The settings the model was trained with, as the estimator's parameters, so that
+    # clone(load(f)).fit(X, y) trains the same way (settings at their defaults stay None).
+    params = dict(objective=settings.get("objective", "auto"), lam=settings.get("lambda", 1e-4),
+                  bias=settings.get("bias", "feature"), probability=calibration is not None)
+    for key, name, default in (("solver", "solver", "auto"), ("tolerance", "tol", 1e-3), ("seed", "random_state", 42),
+                               ("epochs", "epochs", 0), ("max_epochs", "max_epochs", 0), ("batch_size", "batch_size", 1)):
+        if key in settings and settings[key] != default:
+            params[name] = settings[key]
+    if settings.get("class_weight") == "balanced":
+        params["class_weight"] = "balanced"
+    clf = PegasosClassifier(**params)
     classes = _label_array(list(model.classes))
     clf._set_model(model, classes, list(model.classes))
     clf.n_features_in_ = int(model.dimension)

@@ -124,6 +124,25 @@ def test_save_and_load(tmp_path):
     assert loaded.score(X, y.astype(np.float64)) == clf.score(X, y) > 0.5
 
 
+def test_a_loaded_model_keeps_its_training_settings_so_a_clone_refits_alike(tmp_path):
+    """pegasos.load gave PegasosClassifier(lam, objective) only: a clone's refit took the
+    default solver, seed and tolerance."""
+    from sklearn.base import clone
+    X, y = make_multiclass_data(n=300)
+    fitted = pegasos.PegasosClassifier(lam=0.01, solver="pegasos", random_state=3, tol=1e-2,
+                                       class_weight="balanced", epochs=7).fit(X, y)
+    fitted.save(tmp_path / "m.json")
+    loaded = pegasos.load(tmp_path / "m.json")
+    params = loaded.get_params()
+    assert (params["solver"], params["random_state"], params["tol"], params["class_weight"], params["epochs"]) == \
+        ("pegasos", 3, 1e-2, "balanced", 7)
+    np.testing.assert_array_equal(clone(loaded).fit(X, y).decision_function(X), fitted.decision_function(X))
+    plain = pegasos.PegasosClassifier(lam=0.01).fit(X, y)
+    plain.save(tmp_path / "p.json")
+    params = pegasos.load(tmp_path / "p.json").get_params()
+    assert (params["solver"], params["random_state"], params["tol"], params["epochs"]) == ("auto", None, 1e-3, None)
+
+
 @pytest.mark.parametrize("labels,dtype", [
     (np.array(["0.5", "2.25"]), np.float64), (np.array(["ham", "spam"]), np.str_), (np.array([3, 10]), np.int64),
     (np.array(["1.5", "abc"]), np.str_), (np.array([False, True]), np.bool_)])
