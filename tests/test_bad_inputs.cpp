@@ -586,7 +586,7 @@ TEST_CASE("bad inputs: weights beyond the process's memory limit are refused nam
                                      wide + "' '" + dir.file("w.json") + "'");
   INFO(merr);
   CHECK(mcode == 2);
-  CHECK_THAT(merr, Contains("1000000000 features x 2 outputs"));
+  CHECK_THAT(merr, Contains("1000000000 features x 2 outputs x 8 bytes, three times"));
 }
 
 TEST_CASE("bad inputs: gzip text larger than the process may hold is refused naming the file", "[robust]") {
