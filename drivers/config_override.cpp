@@ -20,6 +20,10 @@ std::pair<std::string, json> parse_override(const std::string& text) {
   }
   std::string key = text.substr(0, eq);
   std::string value = text.substr(eq + 1);
+  // A dotted key names a nested setting (features.mode); an empty part is a typo.
+  if (key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos) {
+    throw ConfigError("--set " + key + ": an empty setting name in a dotted key (NAME=VALUE or NAME.PART=VALUE)");
+  }
   if (json_nesting::too_deep(value)) throw ConfigError("--set " + key + ": " + json_nesting::error());
   // Parsed without exceptions first: most values are bare words
   // (objective=hinge), and a thrown exception costs a process that trains

@@ -148,6 +148,10 @@ TEST_CASE("config: parse_override", "[config]") {
   CHECK(pegasos::parse_override("label_column=my label") == P{"label_column", "my label"});
   CHECK(pegasos::parse_override("a=b=c") == P{"a", "b=c"});
   CHECK(pegasos::parse_override("x=") == P{"x", ""});
+  for (const char* dotted : {".lambda=5", "lambda.=5", "features..mode=x"}) {
+    CHECK_THROWS_WITH(pegasos::parse_override(dotted), Contains("an empty setting name in a dotted key"));
+  }
+  CHECK(pegasos::parse_override("features.mode=x") == P{"features.mode", "x"});
   CHECK(pegasos::parse_override("lambda= 1e-3 ") == P{"lambda", 1e-3});
   const auto obj = pegasos::parse_override("k={\"a\": [1, 2], \"b\": {\"c\": null}}");
   CHECK(obj.first == "k");
