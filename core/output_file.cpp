@@ -387,18 +387,36 @@ void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& i
     throw InputError(out + ": the output is also standard output's file; refusing to replace it (write the "
                            "output elsewhere, or name it - to write it to standard output)");
   }
+  // `train d m.json 2> m.json`: the summary and warnings would go to the file
+  // the rename replaces, and be lost.
+  if (same_as_descriptor(STDERR_FILENO)) {
+    throw InputError(out + ": the output is also standard error's file; refusing to replace it (send standard "
+                           "error elsewhere)");
+  }
 }
 
 void refuse_standard_output_over_inputs(const std::vector<NamedInput>& inputs) {
-  struct stat o{};
-  if (::fstat(STDOUT_FILENO, &o) != 0 || !S_ISREG(o.st_mode)) return;  // a terminal, pipe or device
-  for (const auto& [what, path] : inputs) {
-    if (path->empty()) continue;
-    struct stat i{};
-    const bool got = *path == "-" ? ::fstat(STDIN_FILENO, &i) == 0 : ::stat(path->c_str(), &i) == 0;
-    if (got && S_ISREG(i.st_mode) && i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
-      throw InputError(std::string("standard output is ") + what + " (" + (*path == "-" ? "standard input" : *path) +
-                       "); refusing to write into it (redirect standard output to another file)");
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat o{};
+    if (::fstat(fd, &o) != 0 || !S_ISREG(o.st_mode)) continue;  // a terminal, pipe or device
+    const char* stream = fd == STDOUT_FILENO ? "standard output" : "standard error";
+    for (const auto& [what, path] : inputs) {
+      if (path->empty()) continue;
+      struct stat i{};
+      const bool got = *path == "-" ? ::fstat(STDIN_FILENO, &i) == 0 : ::stat(path->c_str(), &i) == 0;
+      if (got && S_ISREG(i.st_mode) && i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
+        if (fd == STDERR_FILENO) {
+          // The message itself would be appended to the input: it is dropped
+          // (standard error becomes /dev/null) and only the exit status says it.
+          const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+          if (null >= 0) {
+            ::dup2(null, STDERR_FILENO);
+            ::close(null);
+          }
+        }
+        throw InputError(std::string(stream) + " is " + what + " (" + (*path == "-" ? "standard input" : *path) +
+                         "); refusing to write into it (redirect " + stream + " to another file)");
+      }
     }
   }
 }

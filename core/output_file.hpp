@@ -106,9 +106,12 @@ struct NamedInput {
 };
 void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& inputs);
 
-// Standard output open on an input's very file (`pegasos predict m d >> d`,
-// `1<> d`): what is written would append to, or overwrite, the input.
-// InputError naming it; a terminal, pipe or device is fine.
+// Standard output or standard error open on an input's own file (`pegasos
+// predict m d >> d`, `1<> d`, `2>> d`): what is written would append to, or
+// overwrite, the input. InputError naming it (for standard error the message
+// cannot be shown without writing it into the input: standard error becomes
+// /dev/null first, and the exit status alone says it); a terminal, pipe or
+// device is fine.
 void refuse_standard_output_over_inputs(const std::vector<NamedInput>& inputs);
 
 // Whether an output path names standard output ("-", /dev/stdout, /dev/fd/1):

@@ -199,6 +199,12 @@ for cmd in "predict m.json self.svm" "eval m.json self.svm" "train -q self.svm -
 done
 "$P" predict m.json self.svm 1<> self.svm 2> self.err && fail "predict 1<> the data exited 0"
 cmp -s self.svm d.svm || fail "predict 1<> the data changed it"
+# Standard error too: its message cannot be shown (it would go into the data),
+# so only the exit status says it; the data stays as it was.
+"$P" train self.svm self_err.json 2>> self.svm && fail "train D M 2>> D exited 0"
+cmp -s self.svm d.svm || fail "train D M 2>> D changed the data"
+"$P" train self.svm self_err.json 2> self_err.json && fail "train D M 2> M exited 0"
+grep -q "the output is also standard error's file" self_err.json || fail "train D M 2> M said: $(cat self_err.json)"
 cp m.json self_model.json
 "$P" inspect self_model.json >> self_model.json 2> self.err && fail "inspect M >> M exited 0"
 cmp -s self_model.json m.json || fail "inspect M >> M changed the model"
