@@ -29,6 +29,55 @@ std::int64_t integer(const json& j, const std::string& origin, const std::string
   return static_cast<std::int64_t>(v);
 }
 
+// "kernel": {"type", "gamma", "degree", "coef0"} (or just a type name) into s.kernel.
+void read_kernel_params(const json& given, const std::string& origin, KernelSettings& s) {
+  json k = given;
+  if (k.is_string()) k = json{{"type", k}};  // "kernel": "rbf" is short for {"type": "rbf"}
+  if (!k.is_object()) {
+    reject(origin, "kernel",
+        "expected an object {\"type\": \"rbf\", \"gamma\": ...} or a kernel name, found " + k.dump());
+  }
+  static const std::vector<std::string> keys = {"type", "gamma", "degree", "coef0"};
+  for (const auto& [key, value] : k.items()) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      reject(origin, "kernel/" + key,
+             "unknown kernel parameter" + did_you_mean(key, keys) + " (expected type, gamma, degree or coef0)");
+    }
+  }
+  if (auto t = k.find("type"); t != k.end()) {
+    if (!t->is_string() || !parse_kernel_type(t->get<std::string>(), s.kernel.type)) {
+      reject(origin, "kernel/type", "expected one of linear, polynomial, rbf, found " + t->dump());
+    }
+  }
+  const bool uses_gamma = s.kernel.type != KernelType::kLinear;
+  const bool polynomial = s.kernel.type == KernelType::kPolynomial;
+  if (auto g = k.find("gamma"); g != k.end()) {
+    if (!(g->is_string() && *g == "auto")) {
+      s.kernel.gamma = finite(*g, origin, "kernel/gamma");
+      if (!(s.kernel.gamma > 0)) reject(origin, "kernel/gamma", "must be > 0 (or \"auto\" for 1/dimension)");
+    }
+    if (!uses_gamma && s.kernel.gamma != 0.0) reject(origin, "kernel/gamma", "not used by the linear kernel");
+  }
+  if (auto d = k.find("degree"); d != k.end()) {
+    const std::int64_t degree = integer(*d, origin, "kernel/degree");
+    if (degree < 1 || degree > kMaxKernelDegree) {
+      reject(origin, "kernel/degree", "must be between 1 and " + std::to_string(kMaxKernelDegree));
+    }
+    s.kernel.degree = static_cast<int>(degree);
+    if (!polynomial && degree != KernelParams{}.degree) {
+      reject(origin, "kernel/degree",
+             "only the polynomial kernel has a degree (the kernel is " + to_string(s.kernel.type) + ")");
+    }
+  }
+  if (auto c = k.find("coef0"); c != k.end()) {
+    s.kernel.coef0 = finite(*c, origin, "kernel/coef0");
+    if (!polynomial && s.kernel.coef0 != KernelParams{}.coef0) {
+      reject(origin, "kernel/coef0",
+             "only the polynomial kernel has coef0 (the kernel is " + to_string(s.kernel.type) + ")");
+    }
+  }
+}
+
 }  // namespace
 
 json kernel_params_to_json(const KernelParams& k) {
@@ -42,51 +91,7 @@ json default_kernel_json() {
 KernelSettings kernel_settings_from_json(const json& config, const std::string& origin) {
   KernelSettings s;
   if (!config.is_object()) throw ConfigError(origin + ": a configuration is a JSON object of settings");
-  if (auto it = config.find("kernel"); it != config.end() && !it->is_null()) {
-    json k = *it;
-    if (k.is_string()) k = json{{"type", k}};  // "kernel": "rbf" is short for {"type": "rbf"}
-    if (!k.is_object()) {
-      reject(origin, "kernel",
-          "expected an object {\"type\": \"rbf\", \"gamma\": ...} or a kernel name, found " + k.dump());
-    }
-    static const std::vector<std::string> keys = {"type", "gamma", "degree", "coef0"};
-    for (const auto& [key, value] : k.items()) {
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-        reject(origin, "kernel/" + key,
-               "unknown kernel parameter" + did_you_mean(key, keys) + " (expected type, gamma, degree or coef0)");
-      }
-    }
-    if (auto t = k.find("type"); t != k.end()) {
-      if (!t->is_string() || !parse_kernel_type(t->get<std::string>(), s.kernel.type)) {
-        reject(origin, "kernel/type", "expected one of linear, polynomial, rbf, found " + t->dump());
-      }
-    }
-    const bool uses_gamma = s.kernel.type != KernelType::kLinear;
-    const bool polynomial = s.kernel.type == KernelType::kPolynomial;
-    if (auto g = k.find("gamma"); g != k.end()) {
-      if (!(g->is_string() && *g == "auto")) {
-        s.kernel.gamma = finite(*g, origin, "kernel/gamma");
-        if (!(s.kernel.gamma > 0)) reject(origin, "kernel/gamma", "must be > 0 (or \"auto\" for 1/dimension)");
-      }
-      if (!uses_gamma && s.kernel.gamma != 0.0) reject(origin, "kernel/gamma", "not used by the linear kernel");
-    }
-    if (auto d = k.find("degree"); d != k.end()) {
-      const std::int64_t degree = integer(*d, origin, "kernel/degree");
-      if (degree < 1 || degree > kMaxKernelDegree) {
-        reject(origin, "kernel/degree", "must be between 1 and " + std::to_string(kMaxKernelDegree));
-      }
-      s.kernel.degree = static_cast<int>(degree);
-      if (!polynomial && degree != KernelParams{}.degree) {
-        reject(origin, "kernel/degree", "only the polynomial kernel has a degree (the kernel is " + to_string(s.kernel.type) + ")");
-      }
-    }
-    if (auto c = k.find("coef0"); c != k.end()) {
-      s.kernel.coef0 = finite(*c, origin, "kernel/coef0");
-      if (!polynomial && s.kernel.coef0 != KernelParams{}.coef0) {
-        reject(origin, "kernel/coef0", "only the polynomial kernel has coef0 (the kernel is " + to_string(s.kernel.type) + ")");
-      }
-    }
-  }
+  if (auto it = config.find("kernel"); it != config.end() && !it->is_null()) read_kernel_params(*it, origin, s);
   if (auto it = config.find("max_support_vectors"); it != config.end() && !it->is_null()) {
     const std::int64_t b = integer(*it, origin, "max_support_vectors");
     if (b < 0) reject(origin, "max_support_vectors", "must be >= 0 (0 = no budget)");
