@@ -239,7 +239,8 @@ void read_init_model(json& all, const std::string& origin, TrainConfig& c) {
 void read_warm_schedule(json& all, const std::string& origin, TrainConfig& c) {
   const bool whole = choice(all["warm_schedule"], origin, "warm_schedule", {"capped", "continue"}) == "continue";
   if (whole && c.init_model.empty()) {
-    refuse(origin, "warm_schedule", "continue applies to a warm start: give init_model (train --init-model)");
+    refuse(origin, "warm_schedule",
+           "continue applies to a warm start, from init_model (train --init-model; experiments train from zero)");
   }
   c.engine.warm_whole_schedule = whole;
 }

@@ -486,9 +486,9 @@ int run_cv_command(const std::string& config_path, const std::vector<std::string
   const std::vector<TrainConfig> configs = grid_configs(config_path, sets, parse_grid(cv.grid));  // before any data is read
   const TrainConfig& first = configs.front();
   if (!cv.refit && (first.calibrate || first.max_fpr || first.target_recall)) {
-    const char* what = first.calibrate ? "calibrate (--calibrate)" : first.max_fpr ? "max_fpr (--max-fpr)" : "target_recall (--target-recall)";
-    throw ConfigError(std::string(what) + ": with --cv it is stored in the model --refit writes; without --refit no "
-                                          "model is written");
+    const char* what = first.calibrate ? "calibrate" : first.max_fpr ? "max_fpr" : "target_recall";
+    throw ConfigError(std::string("--cv: ") + what + " is stored in the model --refit writes; without --refit no "
+                                                     "model is written");
   }
   if (cv.refit) {
     for (const TrainConfig& c : configs) refuse_model_over_inputs(c, model_path);

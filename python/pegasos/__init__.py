@@ -463,6 +463,8 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         data.set_labels(engine_id[y_idx], order)
         if sample_weight is not None:
             data.set_weights(sample_weight)  # the engine drops the rows of weight 0, scales the rest to mean 1
+        if not (warm and hasattr(self, "_model")):  # how a warm start takes up the schedule: none from zero
+            overrides = [o for o in overrides if not o.startswith("warm_schedule=")]
         with tempfile.TemporaryDirectory(prefix="pegasos-") as tmp:
             overrides = overrides + self._model_file_overrides(tmp, warm)
             try:

@@ -411,6 +411,10 @@ def test_partial_fit_goes_on_down_the_schedule_over_small_chunks():
     assert json.loads(online._model.to_json())["settings"]["warm_schedule"] == "continue"
     _, capped = stream({"warm_schedule": "capped"}, epochs=3)
     assert capped[-1] > 2 * after[-1]
+    # asked for explicitly, it is dropped where a call starts from zero (the first one, a clone's fit)
+    explicit = pegasos.PegasosClassifier(lam=lam, settings={"warm_schedule": "continue"})
+    explicit.partial_fit(X[:20], y[:20], classes=[-1, 1])
+    pegasos.PegasosClassifier(lam=lam, warm_start=True, settings={"warm_schedule": "continue"}).fit(X, y)
     _, last = stream({"output": "last"})  # the last iterate follows the stream as one run
     full = objective(pegasos.PegasosClassifier(lam=lam, solver="pegasos").fit(X, y))
     assert last[-1] < 1.2 * full
