@@ -356,6 +356,20 @@ void OutputFile::commit() {
   committed_ = true;
 }
 
+namespace {
+
+// The file an input names (standard input's for "-"); false where it cannot be stat'ed.
+bool stat_input(const std::string& path, struct stat& st) {
+  return path == "-" ? ::fstat(STDIN_FILENO, &st) == 0 : ::stat(path.c_str(), &st) == 0;
+}
+
+bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+// An input as messages name it.
+std::string input_shown(const std::string& path) { return path == "-" ? "standard input" : path; }
+
+}  // namespace
+
 void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& inputs) {
   struct stat o{};
   if (out.empty() || out == "-" || inherited_descriptor(out) >= 0 || ::stat(out.c_str(), &o) != 0 ||
@@ -365,20 +379,12 @@ void refuse_overwriting(const std::string& out, const std::vector<NamedInput>& i
   // Descriptor fd open on the output's very file.
   const auto same_as_descriptor = [&](int fd) {
     struct stat d{};
-    return ::fstat(fd, &d) == 0 && S_ISREG(d.st_mode) && d.st_dev == o.st_dev && d.st_ino == o.st_ino;
+    return ::fstat(fd, &d) == 0 && same_file(d, o);
   };
-  for (const auto& [what, path] : inputs) {
-    if (path->empty()) continue;
-    if (*path == "-") {  // `pegasos train - m.svm < m.svm`
-      if (same_as_descriptor(STDIN_FILENO)) {
-        throw InputError(out + ": the output is " + what + " (standard input); refusing to overwrite it");
-      }
-      continue;
-    }
+  for (const auto& [what, path] : inputs) {  // "-": `pegasos train - m.svm < m.svm`
     struct stat i{};
-    if (::stat(path->c_str(), &i) != 0) continue;
-    if (i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
-      throw InputError(out + ": the output is " + what + " (" + *path + "); refusing to overwrite it");
+    if (!path->empty() && stat_input(*path, i) && same_file(i, o)) {
+      throw InputError(out + ": the output is " + what + " (" + input_shown(*path) + "); refusing to overwrite it");
     }
   }
   // `eval M D --json r.out > r.out`: the report printed to standard output
@@ -401,10 +407,8 @@ void refuse_standard_output_over_inputs(const std::vector<NamedInput>& inputs) {
     if (::fstat(fd, &o) != 0 || !S_ISREG(o.st_mode)) continue;  // a terminal, pipe or device
     const char* stream = fd == STDOUT_FILENO ? "standard output" : "standard error";
     for (const auto& [what, path] : inputs) {
-      if (path->empty()) continue;
       struct stat i{};
-      const bool got = *path == "-" ? ::fstat(STDIN_FILENO, &i) == 0 : ::stat(path->c_str(), &i) == 0;
-      if (got && S_ISREG(i.st_mode) && i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
+      if (!path->empty() && stat_input(*path, i) && same_file(i, o)) {
         if (fd == STDERR_FILENO) {
           // The message itself would be appended to the input: it is dropped
           // (standard error becomes /dev/null) and only the exit status says it.
@@ -414,7 +418,7 @@ void refuse_standard_output_over_inputs(const std::vector<NamedInput>& inputs) {
             ::close(null);
           }
         }
-        throw InputError(std::string(stream) + " is " + what + " (" + (*path == "-" ? "standard input" : *path) +
+        throw InputError(std::string(stream) + " is " + what + " (" + input_shown(*path) +
                          "); refusing to write into it (redirect " + stream + " to another file)");
       }
     }

@@ -49,7 +49,7 @@ void check_weights_fit(const Dataset& data, const std::string& path, const Train
                 ": the largest feature index is %u, so training needs at least %.1f GB for the weights (%u features x "
                 "%.0f output%s x 8 bytes, %s), more than the %.1f GB this process may use (%s); %s",
                 data.dimension, need / 1e9, data.dimension, outputs, outputs == 1.0 ? "" : "s",
-                per_class ? "three times" : "twice", limit.bytes / 1e9,
+                copies == 3.0 ? "three times" : "twice", limit.bytes / 1e9,
                 limit.what, advice);
   throw InputError(input_name(path) + text);
 }

@@ -1,7 +1,7 @@
 #include "drivers/experiment/common.hpp"
 
-#include <climits>
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <filesystem>
 
